@@ -1,0 +1,65 @@
+// swift-tools-version: 6.1
+// GeoTrigger — geofence and Bluetooth-beacon trigger engine. GPL-2.0-or-later.
+import PackageDescription
+
+let strict: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+]
+
+let package = Package(
+    name: "geotrigger",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "geotrigger", targets: ["geotrigger"]),
+        .library(name: "TriggerEngine", targets: ["TriggerEngine"]),
+        .library(name: "Geometry", targets: ["Geometry"]),
+        .library(name: "Ingest", targets: ["Ingest"]),
+        .library(name: "Beacons", targets: ["Beacons"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
+        .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+    ],
+    targets: [
+        // C shims: module map + header only.
+        .systemLibrary(name: "CGEOS", pkgConfig: "geos", providers: [.apt(["libgeos-dev"])]),
+        .systemLibrary(name: "CBluetooth", pkgConfig: "bluez", providers: [.apt(["libbluetooth-dev"])]),
+
+        .target(name: "Geometry", dependencies: ["CGEOS"], swiftSettings: strict),
+        .target(
+            name: "TriggerEngine",
+            dependencies: [
+                "Geometry",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Collections", package: "swift-collections"),
+            ],
+            swiftSettings: strict),
+        .target(name: "Ingest", dependencies: ["TriggerEngine"], swiftSettings: strict),
+        .target(name: "Beacons", dependencies: ["TriggerEngine", "CBluetooth"], swiftSettings: strict),
+        .executableTarget(
+            name: "geotrigger",
+            dependencies: [
+                "TriggerEngine", "Ingest", "Beacons",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict),
+        .executableTarget(
+            name: "geotrigger-bench",
+            dependencies: [
+                "TriggerEngine", "Ingest",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strict),
+
+        .testTarget(name: "GeometryTests", dependencies: ["Geometry"], swiftSettings: strict),
+        .testTarget(
+            name: "TriggerEngineTests",
+            dependencies: ["TriggerEngine", "Geometry", .product(name: "PropertyBased", package: "swift-property-based")],
+            swiftSettings: strict),
+        .testTarget(name: "IngestTests", dependencies: ["Ingest", "TriggerEngine"], swiftSettings: strict),
+        .testTarget(name: "BeaconsTests", dependencies: ["Beacons", "TriggerEngine"], swiftSettings: strict),
+    ]
+)
