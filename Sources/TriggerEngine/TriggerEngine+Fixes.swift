@@ -1,0 +1,144 @@
+import Geometry
+
+extension TriggerEngine {
+    public enum Outcome: Sendable, Equatable {
+        case evaluated
+        case rejected(FixRejection)
+    }
+
+    /// Evaluates one location fix against every request (SPEC §2–§3) and emits the notifications it causes,
+    /// including any dwell deadlines the clock passes on the way.
+    @discardableResult
+    public func process(_ fix: LocationFix, emit: (Notification) -> Void) -> Outcome {
+        if let reason = fix.invalidity { return reject(reason) }
+        let d = deviceIndex(fix.device, at: fix.timestamp)
+        let accuracy = fix.horizontalAccuracy ?? 0
+        do {
+            let dev = devices[Int(d)]
+            if dev.hasFix {
+                if fix.timestamp < dev.lastFixTime { return reject(.late) }
+                if fix.timestamp == dev.lastFixTime, fix.latitude == dev.lastLatitude, fix.longitude == dev.lastLongitude,
+                    accuracy == dev.lastAccuracy
+                {
+                    return reject(.duplicate)
+                }
+            }
+        }
+        if configuration.clock == .eventTime, fix.timestamp > now { advance(to: fix.timestamp, emit: emit) }
+        statistics.fixesEvaluated += 1
+        devices[Int(d)].lastActivity = max(devices[Int(d)].lastActivity, fix.timestamp)
+
+        // 1. Candidates from the index, de-duplicated with a per-fix stamp.
+        let currentStamp = nextStamp()
+        candidates.removeAll(keepingCapacity: true)
+        index.query(latitude: fix.latitude, longitude: fix.longitude, margin: accuracy) { slot in
+            if slotStamp[Int(slot)] != currentStamp {
+                slotStamp[Int(slot)] = currentStamp
+                candidates.append(slot)
+            }
+        }
+        statistics.candidateTests += candidates.count
+
+        // 2. Exact tests, only where the fix is within the fence's box.
+        let ecef = Geodesy.ECEF(Coordinate(latitude: fix.latitude, longitude: fix.longitude))
+        var k = 0
+        while k < candidates.count {
+            let slot = candidates[k]
+            k += 1
+            let g = geometry[Int(slot)]
+            if accuracy > g.maximumAccuracy { continue }
+            if g.scoped, compiled[Int(slot)]?.request.trigger.applies(to: fix.device) != true { continue }
+            let side = classify(slot: slot, g: g, fix: fix, ecef: ecef, margin: accuracy + g.hysteresis)
+            transition(device: d, slot: slot, side: side, time: fix.timestamp, evidence: .fix(fix.snapshot), emit: emit)
+        }
+
+        // 3. Stored pairs the index did not return are clearly outside their fence.
+        var p = 0
+        while p < devices[Int(d)].pairs.count {
+            let pair = devices[Int(d)].pairs[p]
+            p += 1
+            let s = Int(pair.slot)
+            guard slotGenerations[s] == pair.slotGeneration else { continue }
+            guard slotStamp[s] != currentStamp else { continue }
+            let g = geometry[s]
+            guard g.kind == .circle || g.kind == .polygon else { continue }
+            if accuracy > g.maximumAccuracy { continue }
+            transition(device: d, slot: pair.slot, side: .outside, time: fix.timestamp, evidence: .fix(fix.snapshot), emit: emit)
+        }
+        compactPairs(device: d)
+
+        devices[Int(d)].lastFixTime = fix.timestamp
+        devices[Int(d)].lastLatitude = fix.latitude
+        devices[Int(d)].lastLongitude = fix.longitude
+        devices[Int(d)].lastAccuracy = accuracy
+        devices[Int(d)].lastGeneration = generation
+        devices[Int(d)].hasFix = true
+        return .evaluated
+    }
+
+    enum Side { case inside, outside, uncertain }
+
+    /// SPEC §3: inside when d ≥ r + h, outside when d ≤ −(r + h), else uncertain; the boundary counts as inside.
+    @inline(__always)
+    func classify(slot: Int32, g: SlotGeometry, fix: LocationFix, ecef: Geodesy.ECEF, margin: Double) -> Side {
+        switch g.kind {
+        case .circle:
+            let c2 = ecef.chordSquared(to: g.center)
+            if margin == 0 { return c2 <= g.radiusChordSquared ? .inside : .outside }
+            let distance = Geodesy.arc(chord: c2.squareRoot())
+            if g.radius - distance >= margin { return .inside }
+            if distance - g.radius >= margin { return .outside }
+            return .uncertain
+        case .polygon:
+            guard let locator = polygonLocators[Int(slot)] else { return .outside }
+            let location = locator.locate(latitude: fix.latitude, longitude: fix.longitude)
+            if margin == 0 { return location == .outside ? .outside : .inside }
+            if location == .boundary || locator.hasBoundary(within: margin, latitude: fix.latitude, longitude: fix.longitude) {
+                return .uncertain
+            }
+            return location == .inside ? .inside : .outside
+        case .beacon, .empty:
+            return .outside
+        }
+    }
+
+    func reject(_ reason: FixRejection) -> Outcome {
+        statistics.rejected[reason, default: 0] += 1
+        return .rejected(reason)
+    }
+
+    /// A fresh visit stamp (wrap-around resets every stored stamp, once per 4 billion fixes).
+    @discardableResult
+    func nextStamp() -> UInt32 {
+        stamp &+= 1
+        if stamp == 0 { resetStamps() }
+        return stamp
+    }
+
+    func resetStamps() {
+        for k in slotStamp.indices { slotStamp[k] = 0 }
+        for d in devices.indices { for p in devices[d].pairs.indices { devices[d].pairs[p].visit = 0 } }
+        stamp = 1
+    }
+
+    /// The device's slot, created on first sight.
+    func deviceIndex(_ name: String, at time: Timestamp) -> Int32 {
+        if let d = deviceByName[name] { return d }
+        let d: Int32
+        if let free = freeDevices.popLast() {
+            d = free
+            devices[Int(d)] = DeviceRecord(name: name)
+        } else {
+            d = Int32(devices.count)
+            devices.append(DeviceRecord(name: name))
+        }
+        deviceByName[name] = d
+        return d
+    }
+}
+
+extension LocationFix {
+    var snapshot: FixSnapshot {
+        FixSnapshot(timestamp: timestamp, latitude: latitude, longitude: longitude, horizontalAccuracy: horizontalAccuracy)
+    }
+}

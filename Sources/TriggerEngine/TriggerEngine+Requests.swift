@@ -1,0 +1,129 @@
+import Geometry
+
+extension TriggerEngine {
+    public enum AddOutcome: Sendable, Equatable { case added, replaced }
+
+    /// Adds a request, or replaces the one with the same identifier; either way its per-device state starts afresh.
+    /// The request must come from `RequestDecoder` or be built in code; templates are checked here too.
+    @discardableResult
+    public func add(_ request: NotificationRequest) throws(RequestError) -> AddOutcome {
+        let templates = try CompiledTemplates(request)
+        guard !request.identifier.isEmpty else { throw RequestError(path: "identifier", reason: "must not be empty") }
+        let replaced = removeSlot(identifier: request.identifier)
+        if let d = deliveredIndex.removeValue(forKey: request.identifier) {
+            delivered.remove(at: d)
+            for (k, r) in delivered.enumerated() { deliveredIndex[r.request.identifier] = k }
+        }
+        generation += 1
+        revisionCounter += 1
+        let slot: Int32
+        if let free = freeSlots.popLast() {
+            slot = free
+        } else {
+            slot = Int32(compiled.count)
+            compiled.append(nil)
+            geometry.append(SlotGeometry())
+            polygonLocators.append(nil)
+            slotGenerations.append(0)
+            slotStamp.append(0)
+        }
+        let t = request.trigger
+        compiled[Int(slot)] = CompiledRequest(
+            request: request, templates: templates, revision: revisionCounter, addedGeneration: generation,
+            addedAt: now, dwell: .init(seconds: t.dwell), minimumInterval: .init(seconds: t.minimumInterval),
+            exitTimeout: .init(seconds: t.exitTimeout))
+        var g = SlotGeometry()
+        g.hysteresis = t.hysteresis
+        g.maximumAccuracy = t.maximumAccuracy ?? .infinity
+        g.scoped = t.devices != nil
+        let grow: (BoundingBox) -> BoundingBox = { b in
+            guard t.hysteresis > 0 else { return b }
+            let dLat = Geodesy.latitudeDegrees(spanning: t.hysteresis)
+            let dLon = Geodesy.longitudeDegrees(spanning: t.hysteresis, atLatitude: max(abs(b.minLatitude), abs(b.maxLatitude)))
+            return BoundingBox(minLatitude: max(-90, b.minLatitude - dLat), maxLatitude: min(90, b.maxLatitude + dLat),
+                               minLongitude: max(-180, b.minLongitude - dLon), maxLongitude: min(180, b.maxLongitude + dLon))
+        }
+        switch t.region.shape {
+        case let .circle(center, radius):
+            g.kind = .circle
+            g.center = Geodesy.ECEF(center)
+            g.radius = radius
+            let c = Geodesy.chord(arc: radius)
+            g.radiusChordSquared = c * c
+            index.insert(slot: slot, boxes: BoundingBox.covering(center: center, radius: radius + t.hysteresis))
+        case let .polygon(set):
+            g.kind = .polygon
+            let locator = PolygonLocator(set)
+            polygonLocators[Int(slot)] = locator
+            index.insert(slot: slot, boxes: set.polygons.map { PolygonLocator(PolygonSet(polygons: [$0])).bounds }.map(grow))
+        case let .beacon(region):
+            g.kind = .beacon
+            switch region.identifier {
+            case let .uuid(u, _, _): beaconSlotsByUUID[u, default: []].append(slot)
+            case let .eddystone(ns, _): beaconSlotsByNamespace[ns, default: []].append(slot)
+            }
+        }
+        geometry[Int(slot)] = g
+        slotByIdentifier[request.identifier] = slot
+        return replaced ? .replaced : .added
+    }
+
+    /// The pending request with this identifier.
+    public func request(_ identifier: String) -> NotificationRequest? {
+        slotByIdentifier[identifier].flatMap { compiled[Int($0)]?.request }
+    }
+
+    /// Pending requests, ordered by identifier.
+    public var pendingRequests: [NotificationRequest] {
+        slotByIdentifier.keys.sorted().compactMap { request($0) }
+    }
+
+    /// Removes pending requests; returns the identifiers that were pending.
+    @discardableResult
+    public func remove(identifiers: some Sequence<String>) -> [String] {
+        identifiers.filter { removeSlot(identifier: $0) }
+    }
+
+    /// Removes every pending request (delivered records are kept).
+    public func removeAll() {
+        for id in Array(slotByIdentifier.keys) { _ = removeSlot(identifier: id) }
+    }
+
+    func removeSlot(identifier: String) -> Bool {
+        guard let slot = slotByIdentifier.removeValue(forKey: identifier) else { return false }
+        let s = Int(slot)
+        switch geometry[s].kind {
+        case .circle, .polygon:
+            index.remove(slot: slot)
+        case .beacon:
+            if case let .beacon(region)? = compiled[s]?.request.trigger.region.shape {
+                switch region.identifier {
+                case let .uuid(u, _, _):
+                    beaconSlotsByUUID[u]?.removeAll { $0 == slot }
+                    if beaconSlotsByUUID[u]?.isEmpty == true { beaconSlotsByUUID[u] = nil }
+                case let .eddystone(ns, _):
+                    beaconSlotsByNamespace[ns]?.removeAll { $0 == slot }
+                    if beaconSlotsByNamespace[ns]?.isEmpty == true { beaconSlotsByNamespace[ns] = nil }
+                }
+            }
+        case .empty:
+            break
+        }
+        compiled[s] = nil
+        geometry[s] = SlotGeometry()
+        polygonLocators[s] = nil
+        // Pair states that still name this slot are recognised as stale by the generation and dropped lazily.
+        slotGenerations[s] &+= 1
+        freeSlots.append(slot)
+        return true
+    }
+
+    /// Moves a fired `repeats: false` request from pending to delivered.
+    func markDelivered(slot: Int32, device: String, at time: Timestamp) {
+        guard let c = compiled[Int(slot)] else { return }
+        let id = c.request.identifier
+        _ = removeSlot(identifier: id)
+        deliveredIndex[id] = delivered.count
+        delivered.append(DeliveredRequest(request: c.request, deliveredAt: time, device: device))
+    }
+}

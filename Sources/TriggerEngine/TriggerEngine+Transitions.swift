@@ -1,0 +1,133 @@
+extension TriggerEngine {
+    /// The stored pair for (device, slot), if any.
+    @inline(__always)
+    func pairIndex(device d: Int32, slot: Int32) -> Int? {
+        let gen = slotGenerations[Int(slot)]
+        return devices[Int(d)].pairs.firstIndex { $0.slot == slot && $0.slotGeneration == gen }
+    }
+
+    /// The phase of a pair with no stored state. Geofences: outside once the device has had a fix evaluated since
+    /// the request was added (a fix far from the fence says "outside" without the index returning it), unknown
+    /// before. Beacon regions: outside once the observer has listened for a whole exit timeout without a match.
+    func impliedPhase(device d: Int32, slot: Int32, at time: Timestamp) -> PairState.Phase {
+        guard let c = compiled[Int(slot)] else { return .unknown }
+        let dev = devices[Int(d)]
+        if geometry[Int(slot)].kind == .beacon {
+            let since = max(dev.observingSince, c.addedAt)
+            guard since < Timestamp.distantFuture else { return .unknown }
+            return time >= since + c.exitTimeout ? .outside : .unknown
+        }
+        return dev.hasFix && dev.lastGeneration >= c.addedGeneration ? .outside : .unknown
+    }
+
+    /// Stores `phase` for the pair, creating the stored state if needed; returns its index.
+    @discardableResult
+    func setPhase(device d: Int32, slot: Int32, at pi: Int?, phase: PairState.Phase, since: Timestamp) -> Int {
+        if let pi {
+            devices[Int(d)].pairs[pi].phase = phase
+            devices[Int(d)].pairs[pi].since = since
+            devices[Int(d)].pairs[pi].visit = stamp
+            return pi
+        }
+        var p = PairState(slot: slot, slotGeneration: slotGenerations[Int(slot)], phase: phase, since: since)
+        p.visit = stamp
+        devices[Int(d)].pairs.append(p)
+        return devices[Int(d)].pairs.count - 1
+    }
+
+    /// Applies one determinate (or uncertain) observation to a pair: SPEC §3's transition table.
+    /// Returns the pair's phase afterwards.
+    @discardableResult
+    func transition(device d: Int32, slot: Int32, side: Side, time: Timestamp, evidence: Evidence?,
+                    emit: (Notification) -> Void) -> PairState.Phase {
+        guard let c = compiled[Int(slot)] else { return .unknown }
+        let pi = pairIndex(device: d, slot: slot)
+        if let pi { devices[Int(d)].pairs[pi].visit = stamp }
+        let phase = pi.map { devices[Int(d)].pairs[$0].phase } ?? impliedPhase(device: d, slot: slot, at: time)
+        let trigger = c.request.trigger
+        switch side {
+        case .uncertain:
+            // Changes nothing, but an implied "unknown" must not turn into an implied "outside" after this fix.
+            if pi == nil, phase == .unknown { setPhase(device: d, slot: slot, at: nil, phase: .unknown, since: time) }
+            return phase
+        case .inside:
+            switch phase {
+            case .inside, .entering:
+                return phase
+            case .outside, .unknown:
+                let notifies = phase == .outside || trigger.initialTrigger
+                if notifies, trigger.notifyOnEntry, c.dwell > .zero {
+                    let k = setPhase(device: d, slot: slot, at: pi, phase: .entering, since: time)
+                    let deadline = time + c.dwell
+                    devices[Int(d)].pairs[k].dwellDeadline = deadline
+                    devices[Int(d)].pairs[k].evidence = evidence
+                    timers.insert(TimerEntry(deadline: deadline, device: d, slot: slot,
+                                             slotGeneration: slotGenerations[Int(slot)], kind: .dwell))
+                    return .entering
+                }
+                let k = setPhase(device: d, slot: slot, at: pi, phase: .inside, since: time)
+                if phase == .outside { statistics.entries += 1 }
+                if notifies, trigger.notifyOnEntry {
+                    fire(device: d, slot: slot, pair: k, event: .entry, at: time, evidence: evidence, emit: emit)
+                }
+                return .inside
+            }
+        case .outside:
+            switch phase {
+            case .outside:
+                return .outside
+            case .unknown:
+                if let pi { setPhase(device: d, slot: slot, at: pi, phase: .outside, since: time) }
+                return .outside
+            case .entering:
+                // Left before the dwell time: the entry is cancelled silently, and there is no exit to report.
+                setPhase(device: d, slot: slot, at: pi, phase: .outside, since: time)
+                statistics.dwellsCancelled += 1
+                return .outside
+            case .inside:
+                let k = setPhase(device: d, slot: slot, at: pi, phase: .outside, since: time)
+                statistics.exits += 1
+                if trigger.notifyOnExit {
+                    fire(device: d, slot: slot, pair: k, event: .exit, at: time, evidence: evidence, emit: emit)
+                }
+                return .outside
+            }
+        }
+    }
+
+    /// Emits one notification unless `minimumInterval` suppresses it; a `repeats: false` request then leaves the
+    /// pending set.
+    func fire(device d: Int32, slot: Int32, pair k: Int, event: Notification.Event, at time: Timestamp,
+              evidence: Evidence?, emit: (Notification) -> Void) {
+        guard var c = compiled[Int(slot)] else { return }
+        let last = devices[Int(d)].pairs[k].lastFired
+        if c.minimumInterval > .zero, last > Timestamp.distantPast, time < last + c.minimumInterval {
+            statistics.suppressedByMinimumInterval += 1
+            return
+        }
+        c.firings += 1
+        compiled[Int(slot)] = c
+        devices[Int(d)].pairs[k].lastFired = time
+        let device = devices[Int(d)].name
+        emit(render(c, device: device, event: event, at: time, evidence: evidence))
+        statistics.notifications += 1
+        if !c.request.trigger.repeats { markDelivered(slot: slot, device: device, at: time) }
+    }
+
+    /// Drops stored pairs that say no more than their implied state: outside with no interval to remember, or
+    /// belonging to a removed request.
+    func compactPairs(device d: Int32) {
+        let time = now
+        devices[Int(d)].pairs.removeAll { p in
+            guard slotGenerations[Int(p.slot)] == p.slotGeneration, let c = compiled[Int(p.slot)] else { return true }
+            guard p.phase == .outside else { return false }
+            if c.minimumInterval > .zero, p.lastFired > Timestamp.distantPast, time < p.lastFired + c.minimumInterval {
+                return false
+            }
+            if geometry[Int(p.slot)].kind == .beacon {
+                return impliedPhase(device: d, slot: p.slot, at: time) == .outside
+            }
+            return true
+        }
+    }
+}
