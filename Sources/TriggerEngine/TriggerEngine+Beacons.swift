@@ -2,11 +2,11 @@ extension TriggerEngine {
     /// Evaluates one beacon sighting (SPEC §3 beacon regions): a matching sighting at the required proximity makes
     /// the observer inside; `exitTimeout` without one makes it outside, fired by the clock.
     @discardableResult
-    public func process(_ s: BeaconSighting, emit: (Notification) -> Void) -> Outcome {
+    public func process(_ s: BeaconSighting, emit: (FiredNotification) -> Void) -> Outcome {
         guard !s.device.isEmpty else { return reject(.missingDevice) }
+        if configuration.clock == .eventTime, s.timestamp > now { advance(to: s.timestamp, emit: emit) }
         let d = deviceIndex(s.device, at: s.timestamp)
         if s.timestamp < devices[Int(d)].lastSightingTime { return reject(.late) }
-        if configuration.clock == .eventTime, s.timestamp > now { advance(to: s.timestamp, emit: emit) }
         statistics.sightingsEvaluated += 1
         if devices[Int(d)].observingSince == .distantFuture { devices[Int(d)].observingSince = s.timestamp }
         devices[Int(d)].lastSightingTime = s.timestamp

@@ -1,7 +1,7 @@
 extension TriggerEngine {
     /// Moves the clock forward, firing every dwell and beacon-exit deadline it passes, in deadline order, each at
     /// its own deadline. Going backwards does nothing: the clock never runs back.
-    public func advance(to time: Timestamp, emit: (Notification) -> Void) {
+    public func advance(to time: Timestamp, emit: (FiredNotification) -> Void) {
         guard time > now else { return }
         while let top = timers.min, top.deadline <= time {
             _ = timers.removeMin()
@@ -18,7 +18,7 @@ extension TriggerEngine {
         }
     }
 
-    func handle(_ t: TimerEntry, emit: (Notification) -> Void) {
+    func handle(_ t: TimerEntry, emit: (FiredNotification) -> Void) {
         guard Int(t.device) < devices.count, slotGenerations[Int(t.slot)] == t.slotGeneration,
             let c = compiled[Int(t.slot)], let k = pairIndex(device: t.device, slot: t.slot)
         else { return }

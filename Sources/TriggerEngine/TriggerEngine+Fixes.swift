@@ -9,8 +9,11 @@ extension TriggerEngine {
     /// Evaluates one location fix against every request (SPEC §2–§3) and emits the notifications it causes,
     /// including any dwell deadlines the clock passes on the way.
     @discardableResult
-    public func process(_ fix: LocationFix, emit: (Notification) -> Void) -> Outcome {
+    public func process(_ fix: LocationFix, emit: (FiredNotification) -> Void) -> Outcome {
         if let reason = fix.invalidity { return reject(reason) }
+        // The clock moves first (a fix newer than the clock cannot be late), so an idle sweep never frees the
+        // device record this fix is about to use.
+        if configuration.clock == .eventTime, fix.timestamp > now { advance(to: fix.timestamp, emit: emit) }
         let d = deviceIndex(fix.device, at: fix.timestamp)
         let accuracy = fix.horizontalAccuracy ?? 0
         do {
@@ -24,7 +27,6 @@ extension TriggerEngine {
                 }
             }
         }
-        if configuration.clock == .eventTime, fix.timestamp > now { advance(to: fix.timestamp, emit: emit) }
         statistics.fixesEvaluated += 1
         devices[Int(d)].lastActivity = max(devices[Int(d)].lastActivity, fix.timestamp)
 
@@ -132,6 +134,7 @@ extension TriggerEngine {
             d = Int32(devices.count)
             devices.append(DeviceRecord(name: name))
         }
+        devices[Int(d)].lastActivity = time
         deviceByName[name] = d
         return d
     }

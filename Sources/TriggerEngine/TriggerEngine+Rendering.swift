@@ -1,7 +1,7 @@
 extension TriggerEngine {
     /// The SPEC §4 notification for a firing: templates filled in, defaults applied, a fresh `deliveryId`.
-    func render(_ c: CompiledRequest, device: String, event: Notification.Event, at time: Timestamp,
-                evidence: Evidence?) -> Notification {
+    func render(_ c: CompiledRequest, device: String, event: FiredNotification.Event, at time: Timestamp,
+                evidence: Evidence?) -> FiredNotification {
         let r = c.request
         var fix: FixSnapshot?
         var beacon: BeaconSnapshot?
@@ -31,7 +31,7 @@ extension TriggerEngine {
         content.body = c.templates.body.render(value)
         content.threadIdentifier = c.templates.threadIdentifier?.render(value) ?? r.trigger.region.id
         content.summaryArgument = c.templates.summaryArgument?.render(value) ?? device
-        return Notification(
+        return FiredNotification(
             identifier: r.identifier, deliveryId: "\(r.identifier)/\(device)/\(c.revision)-\(c.firings)", content: content,
             event: event, repeats: r.trigger.repeats, regionType: r.trigger.region.typeName, regionID: r.trigger.region.id,
             regionName: r.trigger.region.name, device: device, fix: fix, beacon: beacon, firedAt: time)

@@ -13,11 +13,15 @@ extension TriggerEngine {
         guard let c = compiled[Int(slot)] else { return .unknown }
         let dev = devices[Int(d)]
         if geometry[Int(slot)].kind == .beacon {
-            let since = max(dev.observingSince, c.addedAt)
-            guard since < Timestamp.distantFuture else { return .unknown }
-            return time >= since + c.exitTimeout ? .outside : .unknown
+            return Self.beaconSilenceElapsed(observingSince: dev.observingSince, request: c, at: time) ? .outside : .unknown
         }
         return dev.hasFix && dev.lastGeneration >= c.addedGeneration ? .outside : .unknown
+    }
+
+    /// Whether an observer has listened for a whole exit timeout since both it and the request were there.
+    static func beaconSilenceElapsed(observingSince: Timestamp, request c: CompiledRequest, at time: Timestamp) -> Bool {
+        let since = max(observingSince, c.addedAt)
+        return since < Timestamp.distantFuture && time >= since + c.exitTimeout
     }
 
     /// Stores `phase` for the pair, creating the stored state if needed; returns its index.
@@ -39,7 +43,7 @@ extension TriggerEngine {
     /// Returns the pair's phase afterwards.
     @discardableResult
     func transition(device d: Int32, slot: Int32, side: Side, time: Timestamp, evidence: Evidence?,
-                    emit: (Notification) -> Void) -> PairState.Phase {
+                    emit: (FiredNotification) -> Void) -> PairState.Phase {
         guard let c = compiled[Int(slot)] else { return .unknown }
         let pi = pairIndex(device: d, slot: slot)
         if let pi { devices[Int(d)].pairs[pi].visit = stamp }
@@ -97,8 +101,8 @@ extension TriggerEngine {
 
     /// Emits one notification unless `minimumInterval` suppresses it; a `repeats: false` request then leaves the
     /// pending set.
-    func fire(device d: Int32, slot: Int32, pair k: Int, event: Notification.Event, at time: Timestamp,
-              evidence: Evidence?, emit: (Notification) -> Void) {
+    func fire(device d: Int32, slot: Int32, pair k: Int, event: FiredNotification.Event, at time: Timestamp,
+              evidence: Evidence?, emit: (FiredNotification) -> Void) {
         guard var c = compiled[Int(slot)] else { return }
         let last = devices[Int(d)].pairs[k].lastFired
         if c.minimumInterval > .zero, last > Timestamp.distantPast, time < last + c.minimumInterval {
@@ -118,6 +122,8 @@ extension TriggerEngine {
     /// belonging to a removed request.
     func compactPairs(device d: Int32) {
         let time = now
+        // Read before the in-place removal: the closure must not touch `devices` while its pairs are being modified.
+        let observingSince = devices[Int(d)].observingSince
         devices[Int(d)].pairs.removeAll { p in
             guard slotGenerations[Int(p.slot)] == p.slotGeneration, let c = compiled[Int(p.slot)] else { return true }
             guard p.phase == .outside else { return false }
@@ -125,7 +131,7 @@ extension TriggerEngine {
                 return false
             }
             if geometry[Int(p.slot)].kind == .beacon {
-                return impliedPhase(device: d, slot: p.slot, at: time) == .outside
+                return Self.beaconSilenceElapsed(observingSince: observingSince, request: c, at: time)
             }
             return true
         }

@@ -1,4 +1,4 @@
-extension Notification {
+extension FiredNotification {
     /// One compact JSON object in the SPEC §4 member order (no trailing newline).
     public func writeJSON(to w: inout JSONWriter) {
         w.beginObject()

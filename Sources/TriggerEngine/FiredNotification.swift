@@ -1,5 +1,5 @@
 /// A fired notification request, as handed to the scheduler (SPEC §4).
-public struct Notification: Sendable, Hashable {
+public struct FiredNotification: Sendable, Hashable {
     public enum Event: String, Sendable { case entry, exit }
 
     public var identifier: String
