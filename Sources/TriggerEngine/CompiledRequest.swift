@@ -1,6 +1,7 @@
 import Geometry
 
-/// The per-slot numbers the per-fix loop reads: plain values in one flat array, no reference counting.
+/// The per-slot numbers the per-fix loop and the state machine read: plain values in one flat array, no
+/// reference counting on the hot path.
 struct SlotGeometry {
     enum Kind: UInt8 { case empty, circle, polygon, beacon }
     var kind: Kind = .empty
@@ -13,20 +14,30 @@ struct SlotGeometry {
     /// Fixes less accurate than this (metres) are ignored; +∞ when unset.
     var maximumAccuracy = Double.infinity
     var scoped = false
+    var notifyOnEntry = true
+    var notifyOnExit = true
+    var initialTrigger = false
+    var repeats = false
+    var dwell = Timestamp.Duration.zero
+    var minimumInterval = Timestamp.Duration.zero
+    var exitTimeout = Timestamp.Duration.zero
+    /// The request-set generation at add time: a device with a later fix has been evaluated against it.
+    var addedGeneration: UInt64 = 0
+    /// Clock time at add (beacon regions: observation before it doesn't count as "outside").
+    var addedAt = Timestamp.distantPast
 }
 
-/// Everything the engine keeps about one registered request.
-struct CompiledRequest {
+/// What the engine keeps about one request beyond the hot numbers: read when a notification is rendered.
+final class CompiledRequest {
     let request: NotificationRequest
     let templates: CompiledTemplates
     /// Global add counter value: part of `deliveryId`, so a replaced request never reuses an old id.
     let revision: UInt64
-    /// The request-set generation at add time: a device with a later fix has been evaluated against it.
-    let addedGeneration: UInt64
-    /// Clock time at add (beacon regions: observation before it doesn't count as "outside").
-    let addedAt: Timestamp
-    let dwell: Timestamp.Duration
-    let minimumInterval: Timestamp.Duration
-    let exitTimeout: Timestamp.Duration
     var firings: UInt64 = 0
+
+    init(request: NotificationRequest, templates: CompiledTemplates, revision: UInt64) {
+        self.request = request
+        self.templates = templates
+        self.revision = revision
+    }
 }

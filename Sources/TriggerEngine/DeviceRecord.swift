@@ -16,6 +16,7 @@ struct DeviceRecord {
     /// Last activity of any kind, for idle expiry.
     var lastActivity = Timestamp.distantPast
     var pairs: ContiguousArray<PairState> = []
+    var cellCache = RegionIndex.CellCache()
 
     init(name: String) { self.name = name }
 }

@@ -1,30 +1,71 @@
 import Geometry
 
-/// Which regions' bounding boxes are near a point: a multi-level grid (cell sizes 360°/2^L).
+/// Which regions' bounding boxes are near a point: a uniform grid, stored contiguously.
 ///
-/// Each region goes into the finest level whose cell is at least as large as its box, so it occupies at most 2×2
-/// cells there, and a query looks up one cell per occupied level. Regions of similar size (the usual fence set)
-/// share one or two levels. Cells hold singly linked lists in flat arrays: adding and removing a region is O(1)
-/// amortized, and a query allocates nothing.
+/// Most regions are filed at one base level, chosen at each rebuild from the median region size, so a query is one
+/// cell probe and a short contiguous scan of compact boxes. Regions much larger than the base cell go to the
+/// coarser level that fits them (a few cells each). Regions added since the last rebuild sit in a small overflow
+/// list that queries scan too; when it, plus entries left by removed regions, grows past a quarter of the index,
+/// the grid is rebuilt (amortized O(1) per add). Entries of removed regions are harmless until then: the caller's
+/// exact test rejects them.
 ///
-/// Boxes are stored expanded by the region's hysteresis, and the cells they are filed under by a further
-/// `accuracyAllowance`, so a fix whose accuracy is within the allowance needs only the point's own cell.
+/// Boxes are stored expanded by the region's hysteresis and filed under cells expanded by `accuracyAllowance`, so a
+/// fix whose accuracy is within the allowance needs only its own cell.
 struct RegionIndex {
-    struct Entry {
-        var slot: Int32
-        var next: Int32
-        var box: BoundingBox
+    /// A box in single precision, rounded outwards: a prefilter before the exact test, at 16 bytes an entry.
+    struct CompactBox {
+        var minLatitude: Float, maxLatitude: Float, minLongitude: Float, maxLongitude: Float
+        init(_ b: BoundingBox) {
+            minLatitude = Float(b.minLatitude).nextDown
+            maxLatitude = Float(b.maxLatitude).nextUp
+            minLongitude = Float(b.minLongitude).nextDown
+            maxLongitude = Float(b.maxLongitude).nextUp
+        }
+        @inline(__always)
+        func near(_ lat: Float, _ lon: Float, _ dLat: Float, _ dLon: Float) -> Bool {
+            lat >= minLatitude - dLat && lat <= maxLatitude + dLat && lon >= minLongitude - dLon && lon <= maxLongitude + dLon
+        }
     }
 
-    static let levels = 23
+    /// A device's last base-level cell: fixes of a moving device mostly land in the same cell, so the probe (a
+    /// likely cache miss with many cells) is skipped. Valid while the frozen grid is the one it was taken from.
+    struct CellCache {
+        var version: UInt32 = .max
+        var key: UInt64 = 0
+        var range: Int32 = -1
+    }
+
+    static let levels = 24
+    /// Changes whenever the frozen grid is rebuilt.
+    private(set) var version: UInt32 = 0
     let accuracyAllowance: Double
 
-    private var heads: [UInt64: Int32] = [:]
-    private var entries: [Entry] = []
-    private var freeEntries: [Int32] = []
-    private var keysBySlot: [[UInt64]] = []
-    private var levelPopulation = [Int](repeating: 0, count: RegionIndex.levels)
+    // The frozen grid: cell key → range in the entry arrays.
+    private var cells = CellTable()
+    private var rangeStart: [Int32] = []
+    private var rangeCount: [Int32] = []
+    private var entrySlots: [Int32] = []
+    private var entryBoxes: [CompactBox] = []
+    private var occupiedLevels: [Int] = []
+
+    // Added since the last rebuild: a small grid of linked nodes at the same levels.
+    private struct OverflowNode {
+        var slot: Int32
+        var next: Int32
+        var box: CompactBox
+    }
+    private var overflowHeads = CellTable()
+    private var overflowNodes: [OverflowNode] = []
+    private var overflowLevels: [Int] = []
+    private var baseLevel = 16
+
+    // Every live region's boxes, for rebuilds.
+    private var boxesBySlot: [[BoundingBox]] = []
     private(set) var count = 0
+    private var staleEntries = 0
+    private var frozenRegions = 0
+
+    /// Stale overflow nodes of removed regions are dropped at the next rebuild like any other stale entry.
 
     init(accuracyAllowance: Double) { self.accuracyAllowance = accuracyAllowance }
 
@@ -35,107 +76,209 @@ struct RegionIndex {
     static func key(level: Int, x: Int, y: Int) -> UInt64 { UInt64(level) << 58 | UInt64(x) << 29 | UInt64(y) }
 
     @inline(__always)
-    static func cell(_ v: Double, origin: Double, level: Int) -> Int {
-        max(0, Int((v + origin) / cellSize(level)))
+    static func cell(_ v: Double, origin: Double, level: Int) -> Int { max(0, Int((v + origin) / cellSize(level))) }
+
+    /// While true, inserts only collect boxes; `endBatch()` rebuilds once.
+    private var batching = false
+
+    mutating func beginBatch() { batching = true }
+
+    mutating func endBatch() {
+        batching = false
+        rebuild()
     }
 
     /// Files `slot` under its boxes (already expanded by hysteresis).
     mutating func insert(slot: Int32, boxes: [BoundingBox]) {
-        var keys: [UInt64] = []
-        for box in boxes {
-            let dLat = Geodesy.latitudeDegrees(spanning: accuracyAllowance)
-            let dLon = Geodesy.longitudeDegrees(
-                spanning: accuracyAllowance, atLatitude: max(abs(box.minLatitude), abs(box.maxLatitude)))
-            let minX = max(-180, box.minLongitude - dLon), maxX = min(180, box.maxLongitude + dLon)
-            let minY = max(-90, box.minLatitude - dLat), maxY = min(90, box.maxLatitude + dLat)
-            let span = max(maxX - minX, maxY - minY)
-            var level = 0
-            while level + 1 < RegionIndex.levels, RegionIndex.cellSize(level + 1) >= span { level += 1 }
-            for x in RegionIndex.cell(minX, origin: 180, level: level)...RegionIndex.cell(maxX, origin: 180, level: level) {
-                for y in RegionIndex.cell(minY, origin: 90, level: level)...RegionIndex.cell(maxY, origin: 90, level: level) {
+        while boxesBySlot.count <= Int(slot) { boxesBySlot.append([]) }
+        boxesBySlot[Int(slot)] = boxes
+        count += 1
+        if batching { return }
+        for b in boxes {
+            let f = filedExtent(b)
+            let level = RegionIndex.level(forSpan: max(f.maxX - f.minX, f.maxY - f.minY), base: baseLevel)
+            if !overflowLevels.contains(level) { overflowLevels.append(level) }
+            for x in RegionIndex.cell(f.minX, origin: 180, level: level)...RegionIndex.cell(f.maxX, origin: 180, level: level) {
+                for y in RegionIndex.cell(f.minY, origin: 90, level: level)...RegionIndex.cell(f.maxY, origin: 90, level: level) {
                     let key = RegionIndex.key(level: level, x: x, y: y)
-                    let e: Int32
-                    let entry = Entry(slot: slot, next: heads[key] ?? -1, box: box)
-                    if let free = freeEntries.popLast() {
-                        e = free
-                        entries[Int(e)] = entry
-                    } else {
-                        e = Int32(entries.count)
-                        entries.append(entry)
-                    }
-                    heads[key] = e
-                    keys.append(key)
-                    levelPopulation[level] += 1
+                    overflowNodes.append(OverflowNode(slot: slot, next: overflowHeads.lookup(key) ?? -1, box: CompactBox(b)))
+                    overflowHeads[key] = Int32(overflowNodes.count - 1)
                 }
             }
         }
-        while keysBySlot.count <= Int(slot) { keysBySlot.append([]) }
-        keysBySlot[Int(slot)] = keys
-        count += 1
+        if overflowNodes.count > max(256, entrySlots.count / 4) { rebuild() }
     }
 
     mutating func remove(slot: Int32) {
-        guard Int(slot) < keysBySlot.count else { return }
-        let keys = keysBySlot[Int(slot)]
-        guard !keys.isEmpty else { return }
-        for key in keys {
-            var previous: Int32 = -1
-            var e = heads[key] ?? -1
-            while e >= 0 {
-                let next = entries[Int(e)].next
-                if entries[Int(e)].slot == slot {
-                    if previous < 0 {
-                        if next < 0 { heads[key] = nil } else { heads[key] = next }
-                    } else {
-                        entries[Int(previous)].next = next
-                    }
-                    entries[Int(e)].slot = -1
-                    freeEntries.append(e)
-                    levelPopulation[Int(key >> 58)] -= 1
-                    break
-                }
-                previous = e
-                e = next
-            }
-        }
-        keysBySlot[Int(slot)] = []
+        guard Int(slot) < boxesBySlot.count, !boxesBySlot[Int(slot)].isEmpty else { return }
+        boxesBySlot[Int(slot)] = []
         count -= 1
+        staleEntries += 1
+        if staleEntries > max(256, frozenRegions / 4) { rebuild() }
     }
 
-    /// Calls `body` with every slot whose stored box, grown by `margin` metres, contains the point. A slot may be
-    /// reported more than once (regions split at the antimeridian, wide margins): callers de-duplicate.
+    /// The level a box of this span is filed at, given the base level.
+    static func level(forSpan span: Double, base: Int) -> Int {
+        // At the base level a region may cover up to 4 cells per axis; larger ones go to the finest level at which
+        // they cover at most 2.
+        if span <= 3 * cellSize(base) { return base }
+        var level = base
+        while level > 0, cellSize(level) < span { level -= 1 }
+        return level
+    }
+
+    /// A box grown by the accuracy allowance: the extent its cells must cover.
+    func filedExtent(_ box: BoundingBox) -> (minX: Double, maxX: Double, minY: Double, maxY: Double) {
+        let dLat = Geodesy.latitudeDegrees(spanning: accuracyAllowance)
+        let dLon = Geodesy.longitudeDegrees(spanning: accuracyAllowance, atLatitude: max(abs(box.minLatitude), abs(box.maxLatitude)))
+        return (max(-180, box.minLongitude - dLon), min(180, box.maxLongitude + dLon),
+                max(-90, box.minLatitude - dLat), min(90, box.maxLatitude + dLat))
+    }
+
+    /// Rebuilds the frozen grid from every live region.
+    mutating func rebuild() {
+        var spans: [Double] = []
+        spans.reserveCapacity(count)
+        var filed: [(slot: Int32, box: BoundingBox, minX: Double, maxX: Double, minY: Double, maxY: Double)] = []
+        filed.reserveCapacity(count)
+        for (slot, boxes) in boxesBySlot.enumerated() {
+            for box in boxes {
+                let f = filedExtent(box)
+                spans.append(max(f.maxX - f.minX, f.maxY - f.minY))
+                filed.append((Int32(slot), box, f.minX, f.maxX, f.minY, f.maxY))
+            }
+        }
+        // The base cell is about the median region's size: most regions cover 1–4 cells per axis.
+        var base = 0
+        if !spans.isEmpty {
+            let sorted = spans.sorted()
+            let median = sorted[sorted.count / 2]
+            while base + 1 < RegionIndex.levels, RegionIndex.cellSize(base + 1) >= median { base += 1 }
+        }
+        // Counting sort of (cell, entry) pairs into contiguous ranges.
+        var pairs: [(key: UInt64, entry: Int32)] = []
+        pairs.reserveCapacity(filed.count * 4)
+        var levelsSeen = Set<Int>()
+        for (e, f) in filed.enumerated() {
+            let level = RegionIndex.level(forSpan: max(f.maxX - f.minX, f.maxY - f.minY), base: base)
+            levelsSeen.insert(level)
+            for x in RegionIndex.cell(f.minX, origin: 180, level: level)...RegionIndex.cell(f.maxX, origin: 180, level: level) {
+                for y in RegionIndex.cell(f.minY, origin: 90, level: level)...RegionIndex.cell(f.maxY, origin: 90, level: level) {
+                    pairs.append((RegionIndex.key(level: level, x: x, y: y), Int32(e)))
+                }
+            }
+        }
+        pairs.sort { $0.key < $1.key }
+        var table = CellTable()
+        var starts: [Int32] = [], counts: [Int32] = []
+        var slots: [Int32] = [], boxes: [CompactBox] = []
+        slots.reserveCapacity(pairs.count)
+        boxes.reserveCapacity(pairs.count)
+        var k = 0
+        while k < pairs.count {
+            let key = pairs[k].key
+            table[key] = Int32(starts.count)
+            starts.append(Int32(slots.count))
+            var n: Int32 = 0
+            while k < pairs.count, pairs[k].key == key {
+                let f = filed[Int(pairs[k].entry)]
+                slots.append(f.slot)
+                boxes.append(CompactBox(f.box))
+                n += 1
+                k += 1
+            }
+            counts.append(n)
+        }
+        cells = table
+        rangeStart = starts
+        rangeCount = counts
+        entrySlots = slots
+        entryBoxes = boxes
+        occupiedLevels = levelsSeen.sorted()
+        baseLevel = base
+        version &+= 1
+        if version == .max { version = 0 }
+        overflowHeads = CellTable()
+        overflowNodes.removeAll(keepingCapacity: true)
+        overflowLevels.removeAll()
+        staleEntries = 0
+        frozenRegions = count
+    }
+
+    /// Appends to `out` every slot whose stored box, grown by `margin` metres, contains the point, once each:
+    /// `stamps[slot]` is set to `stamp` as a slot is reported (a slot can be met in several cells).
     @inline(__always)
-    func query(latitude: Double, longitude: Double, margin: Double, _ body: (Int32) -> Void) {
+    func query(latitude: Double, longitude: Double, margin: Double, stamp: UInt32, stamps: inout [UInt32],
+               into out: inout [Int32], cache: inout CellCache) {
         let dLat = margin > 0 ? Geodesy.latitudeDegrees(spanning: margin) : 0
         let dLon = margin > 0 ? Geodesy.longitudeDegrees(spanning: margin, atLatitude: abs(latitude)) : 0
+        let fLat = Float(latitude), fLon = Float(longitude)
+        // Float rounding of the point is covered by widening the test by one float step.
+        let fdLat = Float(dLat).nextUp + fLat.ulp, fdLon = Float(dLon).nextUp + fLon.ulp
+        @inline(__always) func report(_ slot: Int32) {
+            if stamps[Int(slot)] != stamp {
+                stamps[Int(slot)] = stamp
+                out.append(slot)
+            }
+        }
         let extra = max(0, margin - accuracyAllowance)
         let exLat = extra > 0 ? Geodesy.latitudeDegrees(spanning: extra) : 0
         let exLon = extra > 0 ? Geodesy.longitudeDegrees(spanning: extra, atLatitude: abs(latitude)) : 0
-        entries.withUnsafeBufferPointer { entries in
-            // The finest occupied level has the most cells to visit; if even that is too many (a very inaccurate
-            // fix over small fences), one pass over all entries is cheaper than the cells.
-            if extra > 0, let finest = (0..<RegionIndex.levels).last(where: { levelPopulation[$0] > 0 }) {
-                let size = RegionIndex.cellSize(finest)
-                let cells = (2 * exLon / size + 2) * (2 * exLat / size + 2)
-                if cells > 1024 {
-                    for entry in entries where entry.slot >= 0 && Self.near(entry.box, latitude, longitude, dLat, dLon) {
-                        body(entry.slot)
-                    }
+        if !overflowNodes.isEmpty {
+            overflowNodes.withUnsafeBufferPointer { nodes in
+                if extra > 0 {
+                    // Few nodes by construction (rebuilt past a quarter of the index): a scan is fine here.
+                    for n in nodes where n.box.near(fLat, fLon, fdLat, fdLon) { report(n.slot) }
                     return
                 }
+                for level in overflowLevels {
+                    let key = RegionIndex.key(level: level, x: RegionIndex.cell(longitude, origin: 180, level: level),
+                                              y: RegionIndex.cell(latitude, origin: 90, level: level))
+                    var e = overflowHeads.lookup(key) ?? -1
+                    while e >= 0 {
+                        let n = nodes[Int(e)]
+                        if n.box.near(fLat, fLon, fdLat, fdLon) { report(n.slot) }
+                        e = n.next
+                    }
+                }
             }
-            for level in 0..<RegionIndex.levels where levelPopulation[level] > 0 {
-                let x0 = RegionIndex.cell(max(-180, longitude - exLon), origin: 180, level: level)
-                let x1 = RegionIndex.cell(min(180, longitude + exLon), origin: 180, level: level)
-                let y0 = RegionIndex.cell(max(-90, latitude - exLat), origin: 90, level: level)
-                let y1 = RegionIndex.cell(min(90, latitude + exLat), origin: 90, level: level)
-                for x in x0...x1 {
-                    for y in y0...y1 {
-                        guard var e = heads[RegionIndex.key(level: level, x: x, y: y)] else { continue }
-                        while e >= 0 {
-                            let entry = entries[Int(e)]
-                            if Self.near(entry.box, latitude, longitude, dLat, dLon) { body(entry.slot) }
-                            e = entry.next
+        }
+        entryBoxes.withUnsafeBufferPointer { boxes in
+            entrySlots.withUnsafeBufferPointer { slots in
+                // A very inaccurate fix over fine cells: one pass over all entries is cheaper than the cells.
+                if extra > 0, let finest = occupiedLevels.last {
+                    let size = RegionIndex.cellSize(finest)
+                    if (2 * exLon / size + 2) * (2 * exLat / size + 2) > 1024 {
+                        for i in 0..<boxes.count where boxes[i].near(fLat, fLon, fdLat, fdLon) { report(slots[i]) }
+                        return
+                    }
+                }
+                if extra == 0, occupiedLevels.count == 1 {
+                    let level = occupiedLevels[0]
+                    let key = RegionIndex.key(level: level, x: RegionIndex.cell(longitude, origin: 180, level: level),
+                                              y: RegionIndex.cell(latitude, origin: 90, level: level))
+                    let r: Int32
+                    if cache.version == version, cache.key == key {
+                        r = cache.range
+                    } else {
+                        r = cells.lookup(key) ?? -1
+                        cache = CellCache(version: version, key: key, range: r)
+                    }
+                    guard r >= 0 else { return }
+                    let start = Int(rangeStart[Int(r)]), end = start + Int(rangeCount[Int(r)])
+                    for i in start..<end where boxes[i].near(fLat, fLon, fdLat, fdLon) { report(slots[i]) }
+                    return
+                }
+                for level in occupiedLevels {
+                    let x0 = RegionIndex.cell(max(-180, longitude - exLon), origin: 180, level: level)
+                    let x1 = RegionIndex.cell(min(180, longitude + exLon), origin: 180, level: level)
+                    let y0 = RegionIndex.cell(max(-90, latitude - exLat), origin: 90, level: level)
+                    let y1 = RegionIndex.cell(min(90, latitude + exLat), origin: 90, level: level)
+                    for x in x0...x1 {
+                        for y in y0...y1 {
+                            guard let r = cells.lookup(RegionIndex.key(level: level, x: x, y: y)) else { continue }
+                            let start = Int(rangeStart[Int(r)]), end = start + Int(rangeCount[Int(r)])
+                            for i in start..<end where boxes[i].near(fLat, fLon, fdLat, fdLon) { report(slots[i]) }
                         }
                     }
                 }
@@ -143,15 +286,9 @@ struct RegionIndex {
         }
     }
 
-    @inline(__always)
-    static func near(_ b: BoundingBox, _ lat: Double, _ lon: Double, _ dLat: Double, _ dLon: Double) -> Bool {
-        lat >= b.minLatitude - dLat && lat <= b.maxLatitude + dLat && lon >= b.minLongitude - dLon
-            && lon <= b.maxLongitude + dLon
-    }
-
     /// Approximate bytes held, for the benchmark's memory figures.
     var approximateBytes: Int {
-        entries.capacity * MemoryLayout<Entry>.stride + heads.capacity * 24
-            + keysBySlot.reduce(0) { $0 + 32 + $1.capacity * 8 }
+        cells.approximateBytes + entrySlots.capacity * 4 + entryBoxes.capacity * 16 + rangeStart.capacity * 8
+            + boxesBySlot.reduce(0) { $0 + 8 + $1.capacity * 32 }
     }
 }

@@ -1,11 +1,10 @@
 import Geometry
-import HeapModule
 
 /// Decides which device entered or left which region, and renders the notifications (SPEC §3–§4).
 ///
 /// Single-threaded by design: state is keyed by device, so a service scales by running one engine per shard of
 /// devices. The type is a class without `Sendable`: its owner (a replay loop, or the server's engine task) is the
-/// only one touching it.
+/// only one touching it. The `emit` closures must not call back into the engine.
 public final class TriggerEngine {
     public struct Configuration: Sendable {
         public enum Clock: Sendable {
@@ -27,52 +26,84 @@ public final class TriggerEngine {
         }
     }
 
+    public enum AddOutcome: Sendable, Equatable { case added, replaced }
+
+    public enum Outcome: Sendable, Equatable {
+        case evaluated
+        case rejected(FixRejection)
+    }
+
     public let configuration: Configuration
-    public internal(set) var statistics = EngineStatistics()
-    /// The engine's clock (SPEC §3 "Time").
-    public internal(set) var now = Timestamp.distantPast
-
-    // Requests, by slot. Hot numbers in `geometry`, cold data in `compiled`.
-    var compiled: [CompiledRequest?] = []
-    var geometry: [SlotGeometry] = []
-    var polygonLocators: [PolygonLocator?] = []
-    var slotGenerations: [UInt32] = []
-    var freeSlots: [Int32] = []
-    var slotByIdentifier: [String: Int32] = [:]
-    var index: RegionIndex
-    var beaconSlotsByUUID: [UUID128: [Int32]] = [:]
-    var beaconSlotsByNamespace: [EddystoneNamespace: [Int32]] = [:]
-    var generation: UInt64 = 0
-    var revisionCounter: UInt64 = 0
-    /// Requests with `repeats: false` that fired, by identifier, in firing order.
-    public internal(set) var delivered: [DeliveredRequest] = []
-    var deliveredIndex: [String: Int] = [:]
-
-    // Devices.
-    var deviceByName: [String: Int32] = [:]
-    var devices: [DeviceRecord] = []
-    var freeDevices: [Int32] = []
-    var lastSweep = Timestamp.distantPast
-
-    // Deadlines (dwell, beacon exit).
-    var timers = Heap<TimerEntry>()
-
-    // Per-fix scratch, reused: the hot path allocates nothing.
-    var candidates: [Int32] = []
-    var slotStamp: [UInt32] = []
-    var stamp: UInt32 = 0
+    /// All state, as one value: its mutating methods get static (not per-access dynamic) exclusivity checking.
+    var core: EngineCore
 
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
-        self.index = RegionIndex(accuracyAllowance: configuration.accuracyAllowance)
-        candidates.reserveCapacity(256)
+        self.core = EngineCore(configuration: configuration)
     }
 
+    public var statistics: EngineStatistics { core.statistics }
+    /// The engine's clock (SPEC §3 "Time").
+    public var now: Timestamp { core.now }
     /// Number of pending (registered, not yet delivered) requests.
-    public var pendingCount: Int { slotByIdentifier.count }
-    public var deviceCount: Int { deviceByName.count }
+    public var pendingCount: Int { core.slotByIdentifier.count }
+    public var deviceCount: Int { core.deviceTable.count }
     /// Stored pair states (pairs in their implied state take no memory).
-    public var storedPairCount: Int { devices.reduce(0) { $0 + $1.pairs.count } }
+    public var storedPairCount: Int { core.devices.reduce(0) { $0 + $1.pairs.count } }
+    /// Requests with `repeats: false` that fired and left the pending set, in firing order.
+    public var delivered: [DeliveredRequest] { core.delivered }
+
+    /// Adds a request, or replaces the one with the same identifier; either way its per-device state starts afresh.
+    @discardableResult
+    public func add(_ request: NotificationRequest) throws(RequestError) -> AddOutcome { try core.add(request) }
+
+    /// Adds many requests at once (a region file, a restart, a batch over HTTP): the spatial index is rebuilt once
+    /// at the end instead of growing request by request. Stops at the first invalid request, keeping those before it.
+    public func add(contentsOf requests: some Sequence<NotificationRequest>) throws(RequestError) {
+        core.index.beginBatch()
+        defer { core.index.endBatch() }
+        for r in requests { try core.add(r) }
+    }
+
+    /// The pending request with this identifier.
+    public func request(_ identifier: String) -> NotificationRequest? { core.request(identifier) }
+
+    /// Pending requests, ordered by identifier.
+    public var pendingRequests: [NotificationRequest] {
+        core.slotByIdentifier.keys.sorted().compactMap { core.request($0) }
+    }
+
+    /// Removes pending requests; returns the identifiers that were pending.
+    @discardableResult
+    public func remove(identifiers: some Sequence<String>) -> [String] {
+        identifiers.filter { core.removeSlot(identifier: $0) }
+    }
+
+    /// Removes every pending request (delivered records are kept).
+    public func removeAll() {
+        for id in Array(core.slotByIdentifier.keys) { _ = core.removeSlot(identifier: id) }
+    }
+
+    /// Evaluates one location fix against every request (SPEC §2–§3) and emits the notifications it causes,
+    /// including any deadlines the clock passes on the way.
+    @discardableResult
+    public func process(_ fix: LocationFix, emit: (FiredNotification) -> Void) -> Outcome { core.process(fix, emit: emit) }
+
+    /// Evaluates one beacon sighting (SPEC §3 beacon regions).
+    @discardableResult
+    public func process(_ sighting: BeaconSighting, emit: (FiredNotification) -> Void) -> Outcome {
+        core.process(sighting, emit: emit)
+    }
+
+    /// Moves the clock forward, firing every dwell and beacon-exit deadline it passes, each at its own deadline.
+    public func advance(to time: Timestamp, emit: (FiredNotification) -> Void) { core.advance(to: time, emit: emit) }
+
+    /// Records that an observer started listening at `time` (a scanner coming up), so a beacon region it has not
+    /// heard for a whole exit timeout counts as outside and a first sighting after that is an entry.
+    public func observerStarted(device: String, at time: Timestamp) { core.observerStarted(device: device, at: time) }
+
+    /// A device's standing with the requests it is in.
+    public func status(ofDevice name: String) -> DeviceStatus? { core.status(ofDevice: name) }
 }
 
 /// A `repeats: false` request that has fired and left the pending set.

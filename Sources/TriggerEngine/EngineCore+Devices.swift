@@ -13,9 +13,9 @@ public struct DeviceStatus: Sendable, Hashable {
     public var memberships: [Membership]
 }
 
-extension TriggerEngine {
-    public func status(ofDevice name: String) -> DeviceStatus? {
-        guard let d = deviceByName[name] else { return nil }
+extension EngineCore {
+    func status(ofDevice name: String) -> DeviceStatus? {
+        guard let d = existingDevice(name) else { return nil }
         let dev = devices[Int(d)]
         var memberships: [DeviceStatus.Membership] = []
         for p in dev.pairs where p.phase == .inside || p.phase == .entering {

@@ -1,4 +1,4 @@
-extension TriggerEngine {
+extension EngineCore {
     /// The stored pair for (device, slot), if any.
     @inline(__always)
     func pairIndex(device d: Int32, slot: Int32) -> Int? {
@@ -10,23 +10,22 @@ extension TriggerEngine {
     /// the request was added (a fix far from the fence says "outside" without the index returning it), unknown
     /// before. Beacon regions: outside once the observer has listened for a whole exit timeout without a match.
     func impliedPhase(device d: Int32, slot: Int32, at time: Timestamp) -> PairState.Phase {
-        guard let c = compiled[Int(slot)] else { return .unknown }
-        let dev = devices[Int(d)]
-        if geometry[Int(slot)].kind == .beacon {
-            return Self.beaconSilenceElapsed(observingSince: dev.observingSince, request: c, at: time) ? .outside : .unknown
+        let g = slots[Int(slot)]
+        if g.kind == .beacon {
+            return Self.beaconSilenceElapsed(observingSince: devices[Int(d)].observingSince, slot: g, at: time) ? .outside : .unknown
         }
-        return dev.hasFix && dev.lastGeneration >= c.addedGeneration ? .outside : .unknown
+        return devices[Int(d)].hasFix && devices[Int(d)].lastGeneration >= g.addedGeneration ? .outside : .unknown
     }
 
     /// Whether an observer has listened for a whole exit timeout since both it and the request were there.
-    static func beaconSilenceElapsed(observingSince: Timestamp, request c: CompiledRequest, at time: Timestamp) -> Bool {
-        let since = max(observingSince, c.addedAt)
-        return since < Timestamp.distantFuture && time >= since + c.exitTimeout
+    static func beaconSilenceElapsed(observingSince: Timestamp, slot g: SlotGeometry, at time: Timestamp) -> Bool {
+        let since = max(observingSince, g.addedAt)
+        return since < Timestamp.distantFuture && time >= since + g.exitTimeout
     }
 
     /// Stores `phase` for the pair, creating the stored state if needed; returns its index.
     @discardableResult
-    func setPhase(device d: Int32, slot: Int32, at pi: Int?, phase: PairState.Phase, since: Timestamp) -> Int {
+    mutating func setPhase(device d: Int32, slot: Int32, at pi: Int?, phase: PairState.Phase, since: Timestamp) -> Int {
         if let pi {
             devices[Int(d)].pairs[pi].phase = phase
             devices[Int(d)].pairs[pi].since = since
@@ -42,13 +41,13 @@ extension TriggerEngine {
     /// Applies one determinate (or uncertain) observation to a pair: SPEC §3's transition table.
     /// Returns the pair's phase afterwards.
     @discardableResult
-    func transition(device d: Int32, slot: Int32, side: Side, time: Timestamp, evidence: Evidence?,
+    mutating func transition(device d: Int32, slot: Int32, side: Side, time: Timestamp, evidence: Evidence?,
                     emit: (FiredNotification) -> Void) -> PairState.Phase {
-        guard let c = compiled[Int(slot)] else { return .unknown }
+        let c = slots[Int(slot)]
+        guard c.kind != .empty else { return .unknown }
         let pi = pairIndex(device: d, slot: slot)
         if let pi { devices[Int(d)].pairs[pi].visit = stamp }
         let phase = pi.map { devices[Int(d)].pairs[$0].phase } ?? impliedPhase(device: d, slot: slot, at: time)
-        let trigger = c.request.trigger
         switch side {
         case .uncertain:
             // Changes nothing, but an implied "unknown" must not turn into an implied "outside" after this fix.
@@ -59,8 +58,8 @@ extension TriggerEngine {
             case .inside, .entering:
                 return phase
             case .outside, .unknown:
-                let notifies = phase == .outside || trigger.initialTrigger
-                if notifies, trigger.notifyOnEntry, c.dwell > .zero {
+                let notifies = phase == .outside || c.initialTrigger
+                if notifies, c.notifyOnEntry, c.dwell > .zero {
                     let k = setPhase(device: d, slot: slot, at: pi, phase: .entering, since: time)
                     let deadline = time + c.dwell
                     devices[Int(d)].pairs[k].dwellDeadline = deadline
@@ -71,7 +70,7 @@ extension TriggerEngine {
                 }
                 let k = setPhase(device: d, slot: slot, at: pi, phase: .inside, since: time)
                 if phase == .outside { statistics.entries += 1 }
-                if notifies, trigger.notifyOnEntry {
+                if notifies, c.notifyOnEntry {
                     fire(device: d, slot: slot, pair: k, event: .entry, at: time, evidence: evidence, emit: emit)
                 }
                 return .inside
@@ -91,7 +90,7 @@ extension TriggerEngine {
             case .inside:
                 let k = setPhase(device: d, slot: slot, at: pi, phase: .outside, since: time)
                 statistics.exits += 1
-                if trigger.notifyOnExit {
+                if c.notifyOnExit {
                     fire(device: d, slot: slot, pair: k, event: .exit, at: time, evidence: evidence, emit: emit)
                 }
                 return .outside
@@ -101,37 +100,38 @@ extension TriggerEngine {
 
     /// Emits one notification unless `minimumInterval` suppresses it; a `repeats: false` request then leaves the
     /// pending set.
-    func fire(device d: Int32, slot: Int32, pair k: Int, event: FiredNotification.Event, at time: Timestamp,
+    mutating func fire(device d: Int32, slot: Int32, pair k: Int, event: FiredNotification.Event, at time: Timestamp,
               evidence: Evidence?, emit: (FiredNotification) -> Void) {
-        guard var c = compiled[Int(slot)] else { return }
+        guard let c = compiled[Int(slot)] else { return }
+        let g = slots[Int(slot)]
         let last = devices[Int(d)].pairs[k].lastFired
-        if c.minimumInterval > .zero, last > Timestamp.distantPast, time < last + c.minimumInterval {
+        if g.minimumInterval > .zero, last > Timestamp.distantPast, time < last + g.minimumInterval {
             statistics.suppressedByMinimumInterval += 1
             return
         }
         c.firings += 1
-        compiled[Int(slot)] = c
         devices[Int(d)].pairs[k].lastFired = time
         let device = devices[Int(d)].name
-        emit(render(c, device: device, event: event, at: time, evidence: evidence))
+        emit(Self.render(c, device: device, event: event, at: time, evidence: evidence))
         statistics.notifications += 1
-        if !c.request.trigger.repeats { markDelivered(slot: slot, device: device, at: time) }
+        if !g.repeats { markDelivered(slot: slot, device: device, at: time) }
     }
 
     /// Drops stored pairs that say no more than their implied state: outside with no interval to remember, or
     /// belonging to a removed request.
-    func compactPairs(device d: Int32) {
+    mutating func compactPairs(device d: Int32) {
         let time = now
         // Read before the in-place removal: the closure must not touch `devices` while its pairs are being modified.
         let observingSince = devices[Int(d)].observingSince
         devices[Int(d)].pairs.removeAll { p in
-            guard slotGenerations[Int(p.slot)] == p.slotGeneration, let c = compiled[Int(p.slot)] else { return true }
+            guard slotGenerations[Int(p.slot)] == p.slotGeneration, slots[Int(p.slot)].kind != .empty else { return true }
+            let c = slots[Int(p.slot)]
             guard p.phase == .outside else { return false }
             if c.minimumInterval > .zero, p.lastFired > Timestamp.distantPast, time < p.lastFired + c.minimumInterval {
                 return false
             }
-            if geometry[Int(p.slot)].kind == .beacon {
-                return Self.beaconSilenceElapsed(observingSince: observingSince, request: c, at: time)
+            if c.kind == .beacon {
+                return Self.beaconSilenceElapsed(observingSince: observingSince, slot: c, at: time)
             }
             return true
         }

@@ -1,8 +1,8 @@
-extension TriggerEngine {
+extension EngineCore {
     /// Evaluates one beacon sighting (SPEC §3 beacon regions): a matching sighting at the required proximity makes
     /// the observer inside; `exitTimeout` without one makes it outside, fired by the clock.
     @discardableResult
-    public func process(_ s: BeaconSighting, emit: (FiredNotification) -> Void) -> Outcome {
+    mutating func process(_ s: BeaconSighting, emit: (FiredNotification) -> Void) -> TriggerEngine.Outcome {
         guard !s.device.isEmpty else { return reject(.missingDevice) }
         if configuration.clock == .eventTime, s.timestamp > now { advance(to: s.timestamp, emit: emit) }
         let d = deviceIndex(s.device, at: s.timestamp)
@@ -15,28 +15,29 @@ extension TriggerEngine {
             statistics.telemetryFrames += 1
             return .evaluated
         }
-        let slots: [Int32]
+        let matching: [Int32]
         switch identity {
-        case let .iBeacon(uuid, _, _), let .altBeacon(uuid, _, _): slots = beaconSlotsByUUID[uuid] ?? []
-        case let .eddystoneUID(namespace, _): slots = beaconSlotsByNamespace[namespace] ?? []
+        case let .iBeacon(uuid, _, _), let .altBeacon(uuid, _, _): matching = beaconSlotsByUUID[uuid] ?? []
+        case let .eddystoneUID(namespace, _): matching = beaconSlotsByNamespace[namespace] ?? []
         }
-        guard !slots.isEmpty else { return .evaluated }
+        guard !matching.isEmpty else { return .evaluated }
         nextStamp()
         let snapshot = BeaconSnapshot(timestamp: s.timestamp, identity: identity, rssi: s.rssi, proximity: s.proximity,
                                       distance: s.distance, address: s.address)
-        for slot in slots {
+        for slot in matching {
             guard let c = compiled[Int(slot)], case let .beacon(region) = c.request.trigger.region.shape else { continue }
+            let exitTimeout = slots[Int(slot)].exitTimeout
             guard region.matches(identity), s.proximity.satisfies(region.proximity) else { continue }
-            if geometry[Int(slot)].scoped, !c.request.trigger.applies(to: s.device) { continue }
+            if slots[Int(slot)].scoped, !c.request.trigger.applies(to: s.device) { continue }
             let before = pairIndex(device: d, slot: slot).map { devices[Int(d)].pairs[$0].phase }
                 ?? impliedPhase(device: d, slot: slot, at: s.timestamp)
             let after = transition(device: d, slot: slot, side: .inside, time: s.timestamp, evidence: .beacon(snapshot), emit: emit)
             // The request may have been delivered (repeats: false) by this very sighting.
-            guard compiled[Int(slot)] != nil, let k = pairIndex(device: d, slot: slot) else { continue }
+            guard slots[Int(slot)].kind != .empty, let k = pairIndex(device: d, slot: slot) else { continue }
             devices[Int(d)].pairs[k].lastMatch = s.timestamp
             devices[Int(d)].pairs[k].evidence = .beacon(snapshot)
             if before != .inside, before != .entering, after == .inside || after == .entering {
-                timers.insert(TimerEntry(deadline: s.timestamp + c.exitTimeout, device: d, slot: slot,
+                timers.insert(TimerEntry(deadline: s.timestamp + exitTimeout, device: d, slot: slot,
                                          slotGeneration: slotGenerations[Int(slot)], kind: .beaconExit))
             }
         }
@@ -46,7 +47,7 @@ extension TriggerEngine {
 
     /// Records that an observer started listening at `time` (a scanner coming up), so a beacon region it has not
     /// heard for a whole exit timeout counts as outside and a first sighting after that is an entry.
-    public func observerStarted(device: String, at time: Timestamp) {
+    mutating func observerStarted(device: String, at time: Timestamp) {
         let d = deviceIndex(device, at: time)
         if devices[Int(d)].observingSince == .distantFuture || time < devices[Int(d)].observingSince {
             devices[Int(d)].observingSince = time

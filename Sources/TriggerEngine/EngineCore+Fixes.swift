@@ -1,30 +1,21 @@
 import Geometry
 
-extension TriggerEngine {
-    public enum Outcome: Sendable, Equatable {
-        case evaluated
-        case rejected(FixRejection)
-    }
-
-    /// Evaluates one location fix against every request (SPEC §2–§3) and emits the notifications it causes,
-    /// including any dwell deadlines the clock passes on the way.
+extension EngineCore {
     @discardableResult
-    public func process(_ fix: LocationFix, emit: (FiredNotification) -> Void) -> Outcome {
+    mutating func process(_ fix: LocationFix, emit: (FiredNotification) -> Void) -> TriggerEngine.Outcome {
         if let reason = fix.invalidity { return reject(reason) }
         // The clock moves first (a fix newer than the clock cannot be late), so an idle sweep never frees the
         // device record this fix is about to use.
         if configuration.clock == .eventTime, fix.timestamp > now { advance(to: fix.timestamp, emit: emit) }
         let d = deviceIndex(fix.device, at: fix.timestamp)
         let accuracy = fix.horizontalAccuracy ?? 0
-        do {
-            let dev = devices[Int(d)]
-            if dev.hasFix {
-                if fix.timestamp < dev.lastFixTime { return reject(.late) }
-                if fix.timestamp == dev.lastFixTime, fix.latitude == dev.lastLatitude, fix.longitude == dev.lastLongitude,
-                    accuracy == dev.lastAccuracy
-                {
-                    return reject(.duplicate)
-                }
+        if devices[Int(d)].hasFix {
+            let last = devices[Int(d)].lastFixTime
+            if fix.timestamp < last { return reject(.late) }
+            if fix.timestamp == last, fix.latitude == devices[Int(d)].lastLatitude,
+                fix.longitude == devices[Int(d)].lastLongitude, accuracy == devices[Int(d)].lastAccuracy
+            {
+                return reject(.duplicate)
             }
         }
         statistics.fixesEvaluated += 1
@@ -33,24 +24,21 @@ extension TriggerEngine {
         // 1. Candidates from the index, de-duplicated with a per-fix stamp.
         let currentStamp = nextStamp()
         candidates.removeAll(keepingCapacity: true)
-        index.query(latitude: fix.latitude, longitude: fix.longitude, margin: accuracy) { slot in
-            if slotStamp[Int(slot)] != currentStamp {
-                slotStamp[Int(slot)] = currentStamp
-                candidates.append(slot)
-            }
-        }
+        index.query(latitude: fix.latitude, longitude: fix.longitude, margin: accuracy, stamp: currentStamp,
+                    stamps: &slotStamp, into: &candidates, cache: &devices[Int(d)].cellCache)
         statistics.candidateTests += candidates.count
 
         // 2. Exact tests, only where the fix is within the fence's box.
-        let ecef = Geodesy.ECEF(Coordinate(latitude: fix.latitude, longitude: fix.longitude))
+        // The ECEF position costs four trig calls: computed only once a circle needs it.
+        var ecef: Geodesy.ECEF?
         var k = 0
         while k < candidates.count {
             let slot = candidates[k]
             k += 1
-            let g = geometry[Int(slot)]
+            let g = slots[Int(slot)]
             if accuracy > g.maximumAccuracy { continue }
             if g.scoped, compiled[Int(slot)]?.request.trigger.applies(to: fix.device) != true { continue }
-            let side = classify(slot: slot, g: g, fix: fix, ecef: ecef, margin: accuracy + g.hysteresis)
+            let side = classify(slot: slot, g: g, fix: fix, ecef: &ecef, margin: accuracy + g.hysteresis)
             transition(device: d, slot: slot, side: side, time: fix.timestamp, evidence: .fix(fix.snapshot), emit: emit)
         }
 
@@ -62,7 +50,7 @@ extension TriggerEngine {
             let s = Int(pair.slot)
             guard slotGenerations[s] == pair.slotGeneration else { continue }
             guard slotStamp[s] != currentStamp else { continue }
-            let g = geometry[s]
+            let g = slots[s]
             guard g.kind == .circle || g.kind == .polygon else { continue }
             if accuracy > g.maximumAccuracy { continue }
             transition(device: d, slot: pair.slot, side: .outside, time: fix.timestamp, evidence: .fix(fix.snapshot), emit: emit)
@@ -82,10 +70,15 @@ extension TriggerEngine {
 
     /// SPEC §3: inside when d ≥ r + h, outside when d ≤ −(r + h), else uncertain; the boundary counts as inside.
     @inline(__always)
-    func classify(slot: Int32, g: SlotGeometry, fix: LocationFix, ecef: Geodesy.ECEF, margin: Double) -> Side {
+    func classify(slot: Int32, g: SlotGeometry, fix: LocationFix, ecef: inout Geodesy.ECEF?, margin: Double) -> Side {
         switch g.kind {
         case .circle:
-            let c2 = ecef.chordSquared(to: g.center)
+            let position: Geodesy.ECEF
+            if let ecef { position = ecef } else {
+                position = Geodesy.ECEF(Coordinate(latitude: fix.latitude, longitude: fix.longitude))
+                ecef = position
+            }
+            let c2 = position.chordSquared(to: g.center)
             if margin == 0 { return c2 <= g.radiusChordSquared ? .inside : .outside }
             let distance = Geodesy.arc(chord: c2.squareRoot())
             if g.radius - distance >= margin { return .inside }
@@ -104,28 +97,33 @@ extension TriggerEngine {
         }
     }
 
-    func reject(_ reason: FixRejection) -> Outcome {
+    mutating func reject(_ reason: FixRejection) -> TriggerEngine.Outcome {
         statistics.rejected[reason, default: 0] += 1
         return .rejected(reason)
     }
 
     /// A fresh visit stamp (wrap-around resets every stored stamp, once per 4 billion fixes).
     @discardableResult
-    func nextStamp() -> UInt32 {
+    mutating func nextStamp() -> UInt32 {
         stamp &+= 1
         if stamp == 0 { resetStamps() }
         return stamp
     }
 
-    func resetStamps() {
+    mutating func resetStamps() {
         for k in slotStamp.indices { slotStamp[k] = 0 }
         for d in devices.indices { for p in devices[d].pairs.indices { devices[d].pairs[p].visit = 0 } }
         stamp = 1
     }
 
+    func existingDevice(_ name: String) -> Int32? {
+        deviceTable.find(name, hash: DeviceTable.hash(name), names: { devices[Int($0)].name == name })
+    }
+
     /// The device's slot, created on first sight.
-    func deviceIndex(_ name: String, at time: Timestamp) -> Int32 {
-        if let d = deviceByName[name] { return d }
+    mutating func deviceIndex(_ name: String, at time: Timestamp) -> Int32 {
+        let h = DeviceTable.hash(name)
+        if let d = deviceTable.find(name, hash: h, names: { devices[Int($0)].name == name }) { return d }
         let d: Int32
         if let free = freeDevices.popLast() {
             d = free
@@ -135,7 +133,7 @@ extension TriggerEngine {
             devices.append(DeviceRecord(name: name))
         }
         devices[Int(d)].lastActivity = time
-        deviceByName[name] = d
+        deviceTable.insert(hash: h, index: d)
         return d
     }
 }

@@ -1,12 +1,10 @@
 import Geometry
 
-extension TriggerEngine {
-    public enum AddOutcome: Sendable, Equatable { case added, replaced }
-
+extension EngineCore {
     /// Adds a request, or replaces the one with the same identifier; either way its per-device state starts afresh.
     /// The request must come from `RequestDecoder` or be built in code; templates are checked here too.
     @discardableResult
-    public func add(_ request: NotificationRequest) throws(RequestError) -> AddOutcome {
+    mutating func add(_ request: NotificationRequest) throws(RequestError) -> TriggerEngine.AddOutcome {
         let templates = try CompiledTemplates(request)
         guard !request.identifier.isEmpty else { throw RequestError(path: "identifier", reason: "must not be empty") }
         let replaced = removeSlot(identifier: request.identifier)
@@ -22,17 +20,23 @@ extension TriggerEngine {
         } else {
             slot = Int32(compiled.count)
             compiled.append(nil)
-            geometry.append(SlotGeometry())
+            slots.append(SlotGeometry())
             polygonLocators.append(nil)
             slotGenerations.append(0)
             slotStamp.append(0)
         }
         let t = request.trigger
-        compiled[Int(slot)] = CompiledRequest(
-            request: request, templates: templates, revision: revisionCounter, addedGeneration: generation,
-            addedAt: now, dwell: .init(seconds: t.dwell), minimumInterval: .init(seconds: t.minimumInterval),
-            exitTimeout: .init(seconds: t.exitTimeout))
+        compiled[Int(slot)] = CompiledRequest(request: request, templates: templates, revision: revisionCounter)
         var g = SlotGeometry()
+        g.notifyOnEntry = t.notifyOnEntry
+        g.notifyOnExit = t.notifyOnExit
+        g.initialTrigger = t.initialTrigger
+        g.repeats = t.repeats
+        g.dwell = .init(seconds: t.dwell)
+        g.minimumInterval = .init(seconds: t.minimumInterval)
+        g.exitTimeout = .init(seconds: t.exitTimeout)
+        g.addedGeneration = generation
+        g.addedAt = now
         g.hysteresis = t.hysteresis
         g.maximumAccuracy = t.maximumAccuracy ?? .infinity
         g.scoped = t.devices != nil
@@ -63,36 +67,20 @@ extension TriggerEngine {
             case let .eddystone(ns, _): beaconSlotsByNamespace[ns, default: []].append(slot)
             }
         }
-        geometry[Int(slot)] = g
+        slots[Int(slot)] = g
         slotByIdentifier[request.identifier] = slot
         return replaced ? .replaced : .added
     }
 
     /// The pending request with this identifier.
-    public func request(_ identifier: String) -> NotificationRequest? {
+    func request(_ identifier: String) -> NotificationRequest? {
         slotByIdentifier[identifier].flatMap { compiled[Int($0)]?.request }
     }
 
-    /// Pending requests, ordered by identifier.
-    public var pendingRequests: [NotificationRequest] {
-        slotByIdentifier.keys.sorted().compactMap { request($0) }
-    }
-
-    /// Removes pending requests; returns the identifiers that were pending.
-    @discardableResult
-    public func remove(identifiers: some Sequence<String>) -> [String] {
-        identifiers.filter { removeSlot(identifier: $0) }
-    }
-
-    /// Removes every pending request (delivered records are kept).
-    public func removeAll() {
-        for id in Array(slotByIdentifier.keys) { _ = removeSlot(identifier: id) }
-    }
-
-    func removeSlot(identifier: String) -> Bool {
+    mutating func removeSlot(identifier: String) -> Bool {
         guard let slot = slotByIdentifier.removeValue(forKey: identifier) else { return false }
         let s = Int(slot)
-        switch geometry[s].kind {
+        switch slots[s].kind {
         case .circle, .polygon:
             index.remove(slot: slot)
         case .beacon:
@@ -110,7 +98,7 @@ extension TriggerEngine {
             break
         }
         compiled[s] = nil
-        geometry[s] = SlotGeometry()
+        slots[s] = SlotGeometry()
         polygonLocators[s] = nil
         // Pair states that still name this slot are recognised as stale by the generation and dropped lazily.
         slotGenerations[s] &+= 1
@@ -119,7 +107,7 @@ extension TriggerEngine {
     }
 
     /// Moves a fired `repeats: false` request from pending to delivered.
-    func markDelivered(slot: Int32, device: String, at time: Timestamp) {
+    mutating func markDelivered(slot: Int32, device: String, at time: Timestamp) {
         guard let c = compiled[Int(slot)] else { return }
         let id = c.request.identifier
         _ = removeSlot(identifier: id)

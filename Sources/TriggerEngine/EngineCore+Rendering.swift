@@ -1,6 +1,6 @@
-extension TriggerEngine {
+extension EngineCore {
     /// The SPEC §4 notification for a firing: templates filled in, defaults applied, a fresh `deliveryId`.
-    func render(_ c: CompiledRequest, device: String, event: FiredNotification.Event, at time: Timestamp,
+    static func render(_ c: CompiledRequest, device: String, event: FiredNotification.Event, at time: Timestamp,
                 evidence: Evidence?) -> FiredNotification {
         let r = c.request
         var fix: FixSnapshot?

@@ -1,7 +1,7 @@
-extension TriggerEngine {
+extension EngineCore {
     /// Moves the clock forward, firing every dwell and beacon-exit deadline it passes, in deadline order, each at
     /// its own deadline. Going backwards does nothing: the clock never runs back.
-    public func advance(to time: Timestamp, emit: (FiredNotification) -> Void) {
+    mutating func advance(to time: Timestamp, emit: (FiredNotification) -> Void) {
         guard time > now else { return }
         while let top = timers.min, top.deadline <= time {
             _ = timers.removeMin()
@@ -18,9 +18,9 @@ extension TriggerEngine {
         }
     }
 
-    func handle(_ t: TimerEntry, emit: (FiredNotification) -> Void) {
+    mutating func handle(_ t: TimerEntry, emit: (FiredNotification) -> Void) {
         guard Int(t.device) < devices.count, slotGenerations[Int(t.slot)] == t.slotGeneration,
-            let c = compiled[Int(t.slot)], let k = pairIndex(device: t.device, slot: t.slot)
+            slots[Int(t.slot)].kind != .empty, let k = pairIndex(device: t.device, slot: t.slot)
         else { return }
         let pair = devices[Int(t.device)].pairs[k]
         switch t.kind {
@@ -33,7 +33,7 @@ extension TriggerEngine {
             fire(device: t.device, slot: t.slot, pair: k, event: .entry, at: t.deadline, evidence: pair.evidence, emit: emit)
         case .beaconExit:
             guard pair.phase == .inside || pair.phase == .entering else { return }
-            let due = pair.lastMatch + c.exitTimeout
+            let due = pair.lastMatch + slots[Int(t.slot)].exitTimeout
             if due > t.deadline {
                 timers.insert(TimerEntry(deadline: due, device: t.device, slot: t.slot, slotGeneration: t.slotGeneration, kind: .beaconExit))
                 return
@@ -44,13 +44,13 @@ extension TriggerEngine {
         compactPairs(device: t.device)
     }
 
-    func expireIdleDevices(olderThan cutoff: Timestamp) {
+    mutating func expireIdleDevices(olderThan cutoff: Timestamp) {
         for d in devices.indices where !devices[d].name.isEmpty && devices[d].lastActivity < cutoff {
             // Pending dwell or beacon deadlines keep a device: its state still has something to say.
-            if devices[d].pairs.contains(where: { $0.phase == .entering || ($0.phase == .inside && geometry[Int($0.slot)].kind == .beacon) }) {
+            if devices[d].pairs.contains(where: { $0.phase == .entering || ($0.phase == .inside && slots[Int($0.slot)].kind == .beacon) }) {
                 continue
             }
-            deviceByName[devices[d].name] = nil
+            deviceTable.remove(hash: DeviceTable.hash(devices[d].name), index: Int32(d))
             devices[d] = DeviceRecord(name: "")
             freeDevices.append(Int32(d))
             statistics.devicesExpired += 1

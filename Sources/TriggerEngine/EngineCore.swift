@@ -1,0 +1,45 @@
+import Geometry
+import HeapModule
+
+/// The engine's whole state. Hot per-slot numbers sit in flat arrays of plain values; cold request data is a class
+/// reference read only when a notification is rendered.
+struct EngineCore {
+    let configuration: TriggerEngine.Configuration
+    var statistics = EngineStatistics()
+    var now = Timestamp.distantPast
+
+    // Requests, by slot.
+    var compiled: [CompiledRequest?] = []
+    var slots: [SlotGeometry] = []
+    var polygonLocators: [PolygonLocator?] = []
+    var slotGenerations: [UInt32] = []
+    var freeSlots: [Int32] = []
+    var slotByIdentifier: [String: Int32] = [:]
+    var index: RegionIndex
+    var beaconSlotsByUUID: [UUID128: [Int32]] = [:]
+    var beaconSlotsByNamespace: [EddystoneNamespace: [Int32]] = [:]
+    var generation: UInt64 = 0
+    var revisionCounter: UInt64 = 0
+    var delivered: [DeliveredRequest] = []
+    var deliveredIndex: [String: Int] = [:]
+
+    // Devices.
+    var deviceTable = DeviceTable()
+    var devices: [DeviceRecord] = []
+    var freeDevices: [Int32] = []
+    var lastSweep = Timestamp.distantPast
+
+    // Deadlines (dwell, beacon exit).
+    var timers = Heap<TimerEntry>()
+
+    // Per-fix scratch, reused: the hot path allocates nothing.
+    var candidates: [Int32] = []
+    var slotStamp: [UInt32] = []
+    var stamp: UInt32 = 0
+
+    init(configuration: TriggerEngine.Configuration) {
+        self.configuration = configuration
+        self.index = RegionIndex(accuracyAllowance: configuration.accuracyAllowance)
+        candidates.reserveCapacity(256)
+    }
+}

@@ -1,0 +1,48 @@
+import Foundation
+import TriggerEngine
+
+/// Runs the full engine (index, exact tests, per-pair state machine, rendering of what fires) over a workload.
+struct EngineBenchmark {
+    struct Result {
+        var fixes: Int
+        var seconds: Double
+        var notifications: Int
+        var bytesPerRegion: Double
+        var bytesPerDevice: Double
+        var candidatesPerFix: Double
+        var fixesPerSecond: Double { Double(fixes) / seconds }
+        var nanosecondsPerFix: Double { seconds * 1e9 / Double(fixes) }
+    }
+
+    static func run(_ w: Workload) throws -> Result {
+        let requests = w.requests()
+        let before = ProcessMemory.residentBytes()
+        let engine = TriggerEngine()
+        try engine.add(contentsOf: requests)
+        let afterRegions = ProcessMemory.residentBytes()
+        let names = (0..<w.devices).map { "device-\($0)" }
+        let base = Timestamp(year: 2026, month: 11, day: 20)
+        var notifications = 0
+        // Warm-up pass over the first fix of every device: creates the device records (measured separately).
+        for d in 0..<w.devices {
+            engine.process(LocationFix(device: names[d], timestamp: base, latitude: w.fixLatitudes[d],
+                                       longitude: w.fixLongitudes[d])) { _ in notifications += 1 }
+        }
+        let afterDevices = ProcessMemory.residentBytes()
+        let n = w.fixLatitudes.count
+        let clock = ContinuousClock()
+        let start = clock.now
+        for k in w.devices..<n {
+            let fix = LocationFix(device: names[k % w.devices], timestamp: Timestamp(microseconds: base.microseconds + Int64(k) * 1000),
+                                  latitude: w.fixLatitudes[k], longitude: w.fixLongitudes[k], horizontalAccuracy: 5)
+            engine.process(fix) { _ in notifications += 1 }
+        }
+        let elapsed = clock.now - start
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        return Result(
+            fixes: n - w.devices, seconds: seconds, notifications: notifications,
+            bytesPerRegion: Double(afterRegions - before) / Double(max(1, requests.count)),
+            bytesPerDevice: Double(afterDevices - afterRegions) / Double(w.devices),
+            candidatesPerFix: Double(engine.statistics.candidateTests) / Double(engine.statistics.fixesEvaluated))
+    }
+}
