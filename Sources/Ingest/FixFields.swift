@@ -151,7 +151,8 @@ struct FixFields {
             throw FieldProblem.missing(field)
         case .number(let d):
             if case .unixSecondsInteger = rules.timestamps {
-                guard d.isFinite, d == d.rounded(.towardZero), abs(d) < 1e13 else {
+                // Bounded well inside Int64 microseconds (about ±31,700 years).
+                guard d.isFinite, d == d.rounded(.towardZero), abs(d) <= 1e12 else {
                     throw FieldProblem(field: field, reason: "\(d) is not an integer number of Unix seconds",
                                        kind: IngestError.Kind.invalidTimestamp)
                 }

@@ -125,6 +125,7 @@ import TriggerEngine
         (#"{"_type":"transition","event":"enter","lat":"61.1","lon":9,"tst":1,"wtst":1,"acc":6}"#, "wrong-type", "lat"),
         (#"{"_type":"cmd","action":"selfDestruct"}"#, "invalid-message", "action"),
         (#"{"_type":"lwt"}"#, "missing-field", "tst"),
+        (#"{"_type":"location","tid":"a","lat":1,"lon":2,"tst":9.5e12}"#, "invalid-timestamp", "tst"),
         (#"{"_type":"location","lat":1,"lon":2,"tst":01}"#, "malformed-json", nil),
         (#""location""#, "wrong-type", nil),
     ])
