@@ -1,0 +1,38 @@
+import TriggerEngine
+
+/// The stable `kind` strings of the line- and document-oriented decoders, so counters and tests never drift from the
+/// code. Range and validity kinds come from `FixRejection.rawValue`, so they match what the engine counts.
+extension IngestError {
+    public enum Kind {
+        /// The record is not well-formed JSON (the reason gives the byte offset within the line).
+        public static let malformedJSON = "malformed-json"
+        /// A CSV record breaks RFC 4180 quoting.
+        public static let malformedCSV = "malformed-csv"
+        /// A required field is absent or null.
+        public static let missingField = "missing-field"
+        /// The CSV header has no column for a required field.
+        public static let missingColumn = "missing-column"
+        /// A field has the wrong JSON type (e.g. latitude given as a string).
+        public static let wrongType = "wrong-type"
+        /// Text that should be a number is not one.
+        public static let invalidNumber = "invalid-number"
+        /// The record is valid JSON but not a message of the expected shape (e.g. an OwnTracks schema violation).
+        public static let invalidMessage = "invalid-message"
+        /// An OwnTracks message without `_type`.
+        public static let missingType = "missing-type"
+        /// Traccar marked the position invalid (no satellite fix).
+        public static let invalidFix = "invalid-fix"
+        /// A beacon identity (uuid, major/minor, namespace/instance) is missing or malformed.
+        public static let invalidIdentity = "invalid-identity"
+        /// An rssi, txPower or address is out of range or malformed.
+        public static let invalidBeaconField = "invalid-beacon-field"
+        /// A line or document longer than the decoder's limit; it is skipped, not buffered without bound.
+        public static let recordTooLong = "record-too-long"
+        public static let invalidTimestamp = FixRejection.invalidTimestamp.rawValue
+        public static let missingDevice = FixRejection.missingDevice.rawValue
+        public static let latitudeOutOfRange = FixRejection.latitudeOutOfRange.rawValue
+        public static let longitudeOutOfRange = FixRejection.longitudeOutOfRange.rawValue
+        public static let notANumber = FixRejection.notANumber.rawValue
+        public static let invalidAccuracy = FixRejection.negativeAccuracy.rawValue
+    }
+}

@@ -1,0 +1,97 @@
+import TriggerEngine
+
+/// Location fixes as NDJSON: one object per line with SPEC §2's field names (`device`, `timestamp` as RFC 3339 or Unix
+/// seconds/milliseconds, `latitude`, `longitude`, `horizontalAccuracy`, `altitude`, `speed` m/s, `course`).
+/// Blank lines are skipped, unknown keys ignored. The replay hot path: flat lines are read by an allocation-free byte
+/// scanner; only lines with escapes or nested values go through `JSONParser`.
+public struct NDJSONFixDecoder: TraceDecoding {
+    public let source: String
+    /// The device of lines without `device` (usually from the file name); without it such lines are errors.
+    public let defaultDevice: String?
+    private var lines = LineSplitter()
+
+    static let rules = FixRules(names: .spec)
+
+    public init(source: String, defaultDevice: String? = nil) {
+        self.source = source
+        self.defaultDevice = defaultDevice
+    }
+
+    public mutating func decode(
+        _ chunk: UnsafeRawBufferPointer, onFix: (LocationFix) -> Void, onError: (IngestError) -> Void
+    ) {
+        var splitter = LineSplitter()
+        swap(&splitter, &lines)
+        defer { swap(&splitter, &lines) }
+        splitter.feed(chunk) { decodeLine($0, onFix: onFix, onError: onError) }
+    }
+
+    public mutating func finish(onFix: (LocationFix) -> Void, onError: (IngestError) -> Void) {
+        var splitter = LineSplitter()
+        swap(&splitter, &lines)
+        defer { swap(&splitter, &lines) }
+        splitter.finish { decodeLine($0, onFix: onFix, onError: onError) }
+    }
+
+    private func decodeLine(_ line: LineSplitter.Line, onFix: (LocationFix) -> Void, onError: (IngestError) -> Void) {
+        if line.tooLong {
+            onError(IngestError(source: source, line: line.number, offset: line.offset,
+                                reason: "line longer than \(lines.maximumLength) bytes, skipped",
+                                kind: IngestError.Kind.recordTooLong))
+            return
+        }
+        var fields = FixFields()
+        if !FlatJSONScanner.scanFix(line.bytes, into: &fields) {
+            if isBlank(line.bytes) { return }
+            fields = FixFields()
+            do throws(FieldProblem) {
+                try Self.slowFields(line.bytes, into: &fields)
+            } catch {
+                onError(problemError(error, line))
+                return
+            }
+        }
+        do throws(FieldProblem) {
+            onFix(try fields.makeFix(Self.rules, defaultDevice: defaultDevice))
+        } catch {
+            onError(problemError(error, line))
+        }
+    }
+
+    private func problemError(_ p: FieldProblem, _ line: LineSplitter.Line) -> IngestError {
+        p.ingestError(source: source, line: line.number, offset: line.offset)
+    }
+
+    /// The general path: a full JSON parse, so escapes and nested values work and malformed lines get a precise reason.
+    static func slowFields(_ bytes: UnsafeRawBufferPointer, into fields: inout FixFields) throws(FieldProblem) {
+        let value = try parseRecord(bytes)
+        guard case .object(let members) = value else {
+            throw FieldProblem(field: nil, reason: "expected a JSON object, found \(value.kindName)",
+                               kind: IngestError.Kind.wrongType)
+        }
+        // Later duplicates win, as in the fast path.
+        for (key, v) in members {
+            switch key {
+            case "device": fields.device = RawValue(v)
+            case "timestamp": fields.timestamp = RawValue(v)
+            case "latitude": fields.latitude = RawValue(v)
+            case "longitude": fields.longitude = RawValue(v)
+            case "horizontalAccuracy": fields.accuracy = RawValue(v)
+            case "altitude": fields.altitude = RawValue(v)
+            case "speed": fields.speed = RawValue(v)
+            case "course": fields.course = RawValue(v)
+            default: break
+            }
+        }
+    }
+}
+
+/// Parses one record, turning a parser error into a `malformed-json` problem that names the byte within the record.
+func parseRecord(_ bytes: UnsafeRawBufferPointer) throws(FieldProblem) -> JSONValue {
+    do {
+        return try JSONParser.parse(bytes)
+    } catch {
+        throw FieldProblem(field: nil, reason: "malformed JSON at byte \(error.offset) of the line: \(error.reason)",
+                           kind: IngestError.Kind.malformedJSON)
+    }
+}

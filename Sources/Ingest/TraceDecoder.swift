@@ -1,0 +1,67 @@
+import TriggerEngine
+
+/// Any trace format behind one concrete type: an enum over the decoders, so the replay loop calls no existential.
+public struct TraceDecoder: TraceDecoding {
+    private enum Storage {
+        case csv(CSVFixDecoder)
+        case ndjson(NDJSONFixDecoder)
+        case owntracks(OwnTracksDecoder)
+        case traccar(TraccarDecoder)
+        // NMEA and GPX plug in here: `case nmea(NMEADecoder)`, `case gpx(GPXDecoder)`.
+        /// Held only while a decoder is taken out to be mutated, so its buffers are never copied.
+        case moving
+    }
+
+    private var storage: Storage
+    public let format: TraceFormat
+
+    /// nil for a format this build cannot decode.
+    public init?(format: TraceFormat, source: String, defaultDevice: String? = nil) {
+        self.format = format
+        switch format {
+        case .csv: storage = .csv(CSVFixDecoder(source: source, defaultDevice: defaultDevice))
+        case .ndjson: storage = .ndjson(NDJSONFixDecoder(source: source, defaultDevice: defaultDevice))
+        case .owntracks: storage = .owntracks(OwnTracksDecoder(source: source, defaultDevice: defaultDevice))
+        case .traccar: storage = .traccar(TraccarDecoder(source: source, defaultDevice: defaultDevice))
+        case .nmea, .gpx: return nil
+        }
+    }
+
+    public init(_ decoder: CSVFixDecoder) { format = .csv; storage = .csv(decoder) }
+    public init(_ decoder: NDJSONFixDecoder) { format = .ndjson; storage = .ndjson(decoder) }
+    public init(_ decoder: OwnTracksDecoder) { format = .owntracks; storage = .owntracks(decoder) }
+    public init(_ decoder: TraccarDecoder) { format = .traccar; storage = .traccar(decoder) }
+
+    public mutating func decode(
+        _ chunk: UnsafeRawBufferPointer, onFix: (LocationFix) -> Void, onError: (IngestError) -> Void
+    ) {
+        // Setting `.moving` drops the enum's reference, so the bound copy is unique and its buffers are not copied.
+        switch storage {
+        case .csv(var d): storage = .moving; d.decode(chunk, onFix: onFix, onError: onError); storage = .csv(d)
+        case .ndjson(var d): storage = .moving; d.decode(chunk, onFix: onFix, onError: onError); storage = .ndjson(d)
+        case .owntracks(var d): storage = .moving; d.decode(chunk, onFix: onFix, onError: onError); storage = .owntracks(d)
+        case .traccar(var d): storage = .moving; d.decode(chunk, onFix: onFix, onError: onError); storage = .traccar(d)
+        case .moving: break
+        }
+    }
+
+    public mutating func finish(onFix: (LocationFix) -> Void, onError: (IngestError) -> Void) {
+        // Setting `.moving` drops the enum's reference, so the bound copy is unique and its buffers are not copied.
+        switch storage {
+        case .csv(var d): storage = .moving; d.finish(onFix: onFix, onError: onError); storage = .csv(d)
+        case .ndjson(var d): storage = .moving; d.finish(onFix: onFix, onError: onError); storage = .ndjson(d)
+        case .owntracks(var d): storage = .moving; d.finish(onFix: onFix, onError: onError); storage = .owntracks(d)
+        case .traccar(var d): storage = .moving; d.finish(onFix: onFix, onError: onError); storage = .traccar(d)
+        case .moving: break
+        }
+    }
+
+    /// Valid records that are not fixes (OwnTracks non-location messages, Traccar events without a position).
+    public var ignoredCount: Int {
+        switch storage {
+        case .owntracks(let d): d.ignoredCount
+        case .traccar(let d): d.ignoredCount
+        default: 0
+        }
+    }
+}

@@ -1,0 +1,170 @@
+import Ingest
+import Testing
+import TriggerEngine
+
+@Suite struct CSVFixDecoderTests {
+    let decoder = CSVFixDecoder(source: "trace.csv")
+
+    // MARK: The real bus trace (shared data, read in place)
+
+    static let route14 = "traces/route14_outbound.csv"
+
+    @Test(.enabled(if: SharedData.isAvailable, "needs ../shared/data"))
+    func liverpoolRoute14GivesAllFixesOfEightBusesInTimeOrder() throws {
+        let out = decode(CSVFixDecoder(source: "route14_outbound.csv"), try SharedData.bytes(Self.route14))
+        #expect(out.errors.isEmpty)
+        #expect(out.fixes.count == 1533)
+        // vehicle_id, not the row `id`, is the device.
+        #expect(Set(out.fixes.map(\.device)) == ["4716", "4720", "4722", "4733", "4803", "4836", "4841", "4842"])
+        var newest: [String: Timestamp] = [:]
+        for fix in out.fixes {
+            if let previous = newest[fix.device] { #expect(fix.timestamp > previous, "\(fix.device) went back in time") }
+            newest[fix.device] = fix.timestamp
+        }
+        let first = try #require(out.fixes.first)
+        #expect(first == LocationFix(device: "4716", timestamp: ts("2026-01-26T15:57:02Z")!, latitude: 53.44451,
+                                     longitude: -2.925173))  // empty bearing: no course
+        #expect(out.fixes[1].course == 53)
+        #expect(out.fixes.filter { $0.course == nil }.count == 399)
+        #expect(out.fixes.map(\.timestamp).min() == ts("2026-01-26T15:55:12Z"))
+        #expect(out.fixes.map(\.timestamp).max() == ts("2026-01-26T18:19:36Z"))
+    }
+
+    @Test(.enabled(if: SharedData.isAvailable, "needs ../shared/data"), arguments: chunkings)
+    func liverpoolRoute14IsIndifferentToChunking(chunkSize: Int?) throws {
+        let bytes = try SharedData.bytes(Self.route14)
+        #expect(decode(decoder, bytes, chunkSize: chunkSize) == decode(decoder, bytes))
+    }
+
+    // MARK: Header
+
+    @Test func columnsAreFoundByCommonSpellingsCaseInsensitively() throws {
+        let out = decode(decoder, """
+            ID,Tid,Vehicle_ID,Lat,LNG,DateTime,HAcc,Ele,Velocity,Heading
+            1,XX,bus-9,52.5,13.4,2026-11-20T08:15:02Z,5,40,3.5,90
+            """)
+        #expect(out.errors.isEmpty)
+        let fix = try #require(out.fixes.first)
+        #expect(fix == LocationFix(device: "bus-9", timestamp: ts("2026-11-20T08:15:02Z")!, latitude: 52.5,
+                                   longitude: 13.4, horizontalAccuracy: 5, altitude: 40, speed: 3.5, course: 90))
+    }
+
+    @Test func explicitColumnsOverrideTheSpellings() {
+        let d = CSVFixDecoder(source: "x.csv", columns: CSVColumns(device: "who", timestamp: "when", latitude: "y",
+                                                                    longitude: "x"))
+        let out = decode(d, "who,when,y,x,latitude\nann,1700000000,10,20,99\n")
+        #expect(out.errors.isEmpty)
+        #expect(out.fixes.map { [$0.latitude, $0.longitude] } == [[10, 20]])
+        #expect(out.fixes.map(\.device) == ["ann"])
+    }
+
+    @Test func anExplicitColumnAbsentFromTheHeaderIsReportedOnTheHeaderAndEveryRow() {
+        let d = CSVFixDecoder(source: "x.csv", columns: CSVColumns(latitude: "y"))
+        let out = decode(d, "time,lat,lon\n1,2,3\n4,5,6\n")
+        #expect(out.kinds == ["missing-column", "missing-column", "missing-column"])
+        #expect(out.errors.map(\.line) == [1, 2, 3])
+        #expect(out.errors[0].reason.contains("\"y\""))
+    }
+
+    @Test func aHeaderWithoutLatitudeIsAMissingColumn() {
+        let out = decode(decoder, "time,lon\n1,2\n")
+        #expect(out.kinds == ["missing-column", "missing-column"])
+    }
+
+    @Test func withoutADeviceColumnTheDefaultDeviceIsUsed() {
+        let out = decode(CSVFixDecoder(source: "van3.csv", defaultDevice: "van3"), "time,lat,lon\n1,2,3\n")
+        #expect(out.fixes.map(\.device) == ["van3"])
+        let none = decode(decoder, "time,lat,lon\n1,2,3\n")
+        #expect(none.kinds == ["missing-device"])
+    }
+
+    @Test func semicolonAndTabSeparatedFilesWork() {
+        #expect(decode(decoder, "device;time;lat;lon\na;1;2,5;3\n").kinds == ["invalid-number"])  // decimal comma: no
+        #expect(decode(decoder, "device;time;lat;lon\na;1;2.5;3\n").fixes.map(\.latitude) == [2.5])
+        #expect(decode(decoder, "device\ttime\tlat\tlon\na\t1\t2.5\t3\n").fixes.map(\.latitude) == [2.5])
+    }
+
+    // MARK: Cells and quoting
+
+    @Test func rfc4180QuotingWithDelimitersQuotesAndNewlinesInFields() {
+        let out = decode(decoder, """
+            "device","note","time","lat","lon"
+            "bus ""7"", north","a, b",1,1,1
+            plain,"two
+            lines",2,2,2
+            after,x,3,3,3
+            """)
+        #expect(out.errors.isEmpty)
+        #expect(out.fixes.map(\.device) == ["bus \"7\", north", "plain", "after"])
+        // The record with an embedded newline starts on line 3; the next one is on line 5.
+        let bad = decode(decoder, "device,note,time,lat,lon\nplain,\"two\nlines\",2,2,2\nafter,x,3,99,3\n")
+        #expect(bad.errors.map(\.line) == [4])
+    }
+
+    @Test func timestampsInEveryAcceptedForm() {
+        let out = decode(decoder, """
+            device,time,lat,lon
+            a,2026-01-26T15:57:02Z,1,1
+            a,2026-01-26 15:57:02,1,1
+            a,2026-01-26T16:57:02+01:00,1,1
+            a,1769443022,1,1
+            a,1769443022000,1,1
+            """)
+        #expect(out.errors.isEmpty)
+        #expect(Set(out.fixes.map(\.timestamp)) == [ts("2026-01-26T15:57:02Z")!])
+    }
+
+    @Test func emptyOptionalCellsAreAbsentAndPaddedCellsAreTrimmed() throws {
+        let out = decode(decoder, "device,time,lat,lon,acc,alt,speed,course\n a , 1 , 52.5 ,13,,,,\n")
+        let fix = try #require(out.fixes.first)
+        #expect(fix.device == "a" && fix.latitude == 52.5)
+        #expect(fix.horizontalAccuracy == nil && fix.altitude == nil && fix.speed == nil && fix.course == nil)
+    }
+
+    @Test(arguments: [
+        ("a,1,\"52.5\"x,13", "malformed-csv", nil as String?),
+        ("a,1,north,13", "invalid-number", "lat"),
+        ("a,1,0x10,13", "invalid-number", "lat"),
+        ("a,1,,13", "missing-field", "lat"),
+        ("a,1,91,13", "latitude-out-of-range", "lat"),
+        ("a,1,1,181", "longitude-out-of-range", "lon"),
+        ("a,1,1,1,-2", "invalid-accuracy", "accuracy"),
+        ("a,,1,1", "missing-field", "time"),
+        ("a,26/01/2026,1,1", "invalid-timestamp", "time"),
+        ("a,1,nan,1", "invalid-number", "lat"),
+    ])
+    func everyBadRowIsOneErrorWithKindAndHeaderField(row: String, kind: String, field: String?) throws {
+        let out = decode(decoder, "device,time,lat,lon,accuracy\nok,1,0,0\n" + row + "\nok,2,0,0\n")
+        #expect(out.fixes.count == 2)
+        let e = try #require(out.errors.first)
+        #expect(out.errors.count == 1)
+        #expect(e.kind == kind)
+        #expect(e.field == field)
+        #expect(e.line == 3)
+    }
+
+    @Test func anUnterminatedQuoteRunsToTheEndOfInputAsOneError() throws {
+        // RFC 4180: a quoted field may hold newlines, so everything after the stray quote belongs to it.
+        let out = decode(decoder, "device,time,lat,lon\nok,1,0,0\na,1,\"52.5,13\nok,2,0,0\n")
+        #expect(out.fixes.count == 1)
+        let e = try #require(out.errors.first)
+        #expect(out.kinds == ["malformed-csv"] && e.line == 3)
+        #expect(e.reason.contains("unterminated quoted field at byte 4"))
+    }
+
+    @Test(arguments: chunkings)
+    func chunkBoundariesDoNotChangeTheOutput(chunkSize: Int?) {
+        let text = "\u{FEFF}device,time,lat,lon\r\n\"a\"\"b\",1,1,1\r\nx,\"2\nno\",1,1\r\n\r\nc,3,95,1\r\nd,4,2,2"
+        let whole = decode(decoder, text)
+        #expect(whole.fixes.map(\.device) == ["a\"b", "d"])
+        #expect(whole.kinds == ["invalid-timestamp", "latitude-out-of-range"])
+        #expect(decode(decoder, text, chunkSize: chunkSize) == whole)
+    }
+
+    @Test func hostileBytesNeverCrash() {
+        for seed in 1...30 as ClosedRange<UInt64> {
+            let bytes = Array("device,time,lat,lon\n".utf8) + hostileBytes(count: 3000, seed: seed)
+            #expect(decode(decoder, bytes, chunkSize: 11) == decode(decoder, bytes), "seed \(seed)")
+        }
+    }
+}

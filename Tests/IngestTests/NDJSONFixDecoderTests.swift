@@ -1,0 +1,149 @@
+import Ingest
+import Testing
+import TriggerEngine
+
+@Suite struct NDJSONFixDecoderTests {
+    let decoder = NDJSONFixDecoder(source: "fixes.ndjson")
+
+    @Test func specFieldsBecomeAFix() throws {
+        let out = decode(decoder, """
+            {"device":"truck-12","timestamp":"2026-11-20T09:15:02.5+01:00","latitude":52.52,"longitude":13.405,\
+            "horizontalAccuracy":8,"altitude":34.5,"speed":12.25,"course":271}
+
+            """)
+        #expect(out.errors.isEmpty)
+        let fix = try #require(out.fixes.first)
+        #expect(fix == LocationFix(device: "truck-12", timestamp: ts("2026-11-20T08:15:02.5Z")!, latitude: 52.52,
+                                   longitude: 13.405, horizontalAccuracy: 8, altitude: 34.5, speed: 12.25, course: 271))
+    }
+
+    @Test func unixSecondsAndMillisecondsAreTellApartAt1e11() {
+        let out = decode(decoder, """
+            {"device":"a","timestamp":1700000000,"latitude":1,"longitude":2}
+            {"device":"a","timestamp":1700000000123,"latitude":1,"longitude":2}
+            {"device":"a","timestamp":1700000000.25,"latitude":1,"longitude":2}
+            """)
+        #expect(out.fixes.map(\.timestamp.microseconds) == [1_700_000_000_000_000, 1_700_000_000_123_000,
+                                                             1_700_000_000_250_000])
+    }
+
+    @Test func blankLinesAreSkippedButCounted() {
+        let out = decode(decoder, "\n  \n{\"device\":\"a\",\"timestamp\":1,\"latitude\":91,\"longitude\":0}\r\n\n")
+        #expect(out.fixes.isEmpty)
+        #expect(out.errors.map(\.line) == [3])
+    }
+
+    @Test func missingDeviceTakesTheDefaultDevice() {
+        let out = decode(NDJSONFixDecoder(source: "bus7.ndjson", defaultDevice: "bus7"),
+                         #"{"timestamp":1,"latitude":1,"longitude":2}"#)
+        #expect(out.fixes.map(\.device) == ["bus7"])
+    }
+
+    @Test func missingDeviceWithoutDefaultIsAnError() throws {
+        let out = decode(decoder, #"{"timestamp":1,"latitude":1,"longitude":2}"#)
+        let e = try #require(out.errors.first)
+        #expect(e.kind == "missing-device" && e.field == "device" && e.line == 1 && e.source == "fixes.ndjson")
+    }
+
+    @Test(arguments: [
+        (#"{"device":"a","timestamp":1,"latitude":1,,"longitude":2}"#, "malformed-json", nil as String?),
+        (#"{"device":"a","timestamp":1,"longitude":2}"#, "missing-field", "latitude"),
+        (#"{"device":"a","timestamp":1,"latitude":1}"#, "missing-field", "longitude"),
+        (#"{"device":"a","latitude":1,"longitude":2}"#, "missing-field", "timestamp"),
+        (#"{"device":"a","timestamp":1,"latitude":90.5,"longitude":2}"#, "latitude-out-of-range", "latitude"),
+        (#"{"device":"a","timestamp":1,"latitude":1,"longitude":-180.1}"#, "longitude-out-of-range", "longitude"),
+        (#"{"device":"a","timestamp":1,"latitude":1e999,"longitude":2}"#, "not-a-number", "latitude"),
+        (#"{"device":"a","timestamp":1,"latitude":1,"longitude":2,"horizontalAccuracy":-3}"#, "invalid-accuracy",
+         "horizontalAccuracy"),
+        (#"{"device":"a","timestamp":"yesterday","latitude":1,"longitude":2}"#, "invalid-timestamp", "timestamp"),
+        (#"{"device":"a","timestamp":"2026-02-30T00:00:00Z","latitude":1,"longitude":2}"#, "invalid-timestamp",
+         "timestamp"),
+        (#"{"device":"a","timestamp":1e300,"latitude":1,"longitude":2}"#, "invalid-timestamp", "timestamp"),
+        (#"{"device":"a","timestamp":1,"latitude":"52.1","longitude":2}"#, "wrong-type", "latitude"),
+        (#"{"device":"a","timestamp":1,"latitude":1,"longitude":2,"speed":[1]}"#, "wrong-type", "speed"),
+        (#"{"device":{"id":1},"timestamp":1,"latitude":1,"longitude":2}"#, "wrong-type", "device"),
+        (#"[1,2]"#, "wrong-type", nil),
+        (#"{"device":"a","timestamp":1,"latitude":01,"longitude":2}"#, "malformed-json", nil),
+    ])
+    func everyBadLineIsOneErrorWithKindAndField(line: String, kind: String, field: String?) throws {
+        let good = #"{"device":"ok","timestamp":1,"latitude":0,"longitude":0}"#
+        let out = decode(decoder, good + "\n" + line + "\n")
+        #expect(out.fixes.count == 1)
+        let e = try #require(out.errors.first)
+        #expect(out.errors.count == 1)
+        #expect(e.kind == kind)
+        #expect(e.field == field)
+        #expect(e.line == 2)
+        #expect(e.offset == good.utf8.count + 1)  // offsets count from the start of the input
+    }
+
+    @Test func malformedJSONReportsTheByteWithinTheLine() throws {
+        let out = decode(decoder, #"{"device":"a","latitude" 1}"#)
+        let e = try #require(out.errors.first)
+        #expect(e.kind == "malformed-json")
+        #expect(e.reason.contains("at byte 25 of the line"))
+    }
+
+    @Test func escapesAndNestedValuesTakeTheFullParserWithTheSameResult() {
+        let plain = decode(decoder, #"{"device":"dev-1","timestamp":1,"latitude":1.5,"longitude":2.5}"#)
+        let escaped = decode(decoder, #"{"device":"dev\u002d1","timestamp":1,"latitude":1.5,"longitude":2.5}"#)
+        let nested = decode(decoder,
+                            #"{"meta":{"a":[1,{"b":null}]},"device":"dev-1","timestamp":1,"latitude":1.5,"longitude":2.5}"#)
+        #expect(plain.fixes.count == 1)
+        #expect(escaped == plain)
+        #expect(nested == plain)
+    }
+
+    @Test func unknownKeysAreIgnoredAndLaterDuplicatesWinOnBothPaths() {
+        let fast = decode(decoder, #"{"x":true,"device":"a","timestamp":1,"latitude":1,"latitude":2,"longitude":3,"y":null}"#)
+        let slow = decode(decoder, #"{"x":[true],"device":"a","timestamp":1,"latitude":1,"latitude":2,"longitude":3}"#)
+        #expect(fast.fixes.map(\.latitude) == [2])
+        #expect(slow == fast)
+    }
+
+    @Test func nullOptionalFieldsAreAbsent() {
+        let out = decode(decoder, #"{"device":"a","timestamp":1,"latitude":1,"longitude":3,"speed":null,"course":null}"#)
+        #expect(out.fixes.first?.speed == nil && out.fixes.first?.course == nil)
+    }
+
+    static let mixed = """
+        {"device":"a","timestamp":"2026-11-20T08:15:02Z","latitude":52.52,"longitude":13.405,"speed":3}\r
+        {"device":"b\\u00e9","timestamp":1763626502000,"latitude":-33.9,"longitude":151.2}
+
+        {"device":"a","timestamp":"2026-11-20T08:15:03Z","latitude":95,"longitude":13.405}
+        not json at all
+        {"device":"ünïcødé-device-name-longer-than-15","timestamp":1,"latitude":0,"longitude":0,"extra":{"k":[1,2]}}
+        {"device":"c","timestamp":2,"latitude":1,"longitude":1}
+        """
+
+    @Test(arguments: chunkings)
+    func chunkBoundariesDoNotChangeTheOutput(chunkSize: Int?) {
+        let whole = decode(decoder, Self.mixed)
+        #expect(whole.fixes.count == 4)
+        #expect(whole.kinds == ["latitude-out-of-range", "malformed-json"])
+        #expect(whole.errors.map(\.line) == [4, 5])
+        #expect(decode(decoder, Self.mixed, chunkSize: chunkSize) == whole)
+    }
+
+    @Test func aLastLineWithoutNewlineIsDecodedAtFinish() {
+        var d = decoder
+        var fixes: [LocationFix] = []
+        let bytes = Array(#"{"device":"a","timestamp":1,"latitude":1,"longitude":2}"#.utf8)
+        bytes.withUnsafeBytes { d.decode($0, onFix: { fixes.append($0) }, onError: { _ in }) }
+        #expect(fixes.isEmpty)
+        d.finish(onFix: { fixes.append($0) }, onError: { _ in })
+        #expect(fixes.count == 1)
+    }
+
+    @Test func hostileBytesNeverCrashAndEveryNonBlankLineIsAccountedFor() {
+        for seed in 1...40 as ClosedRange<UInt64> {
+            let bytes = hostileBytes(count: 4000, seed: seed)
+            let out = decode(decoder, bytes, chunkSize: 13)
+            // Lines as the splitter sees them: split on \n; a trailing \r and whitespace-only lines are blank.
+            let lines = bytes.split(separator: 10, omittingEmptySubsequences: false)
+            let nonBlank = lines.filter { $0.contains { !($0 == 32 || $0 == 9 || $0 == 13) } }.count
+            #expect(out.fixes.count + out.errors.count == nonBlank, "seed \(seed)")
+            #expect(decode(decoder, bytes) == out, "seed \(seed)")
+        }
+    }
+}
