@@ -19,7 +19,10 @@ public struct BluetoothAddress: Hashable, Comparable, Sendable, CustomStringConv
         var v: UInt64 = 0
         var parts = 0
         for part in string.split(separator: ":", omittingEmptySubsequences: false) {
-            guard (1...2).contains(part.utf8.count), let byte = UInt8(part, radix: 16) else { return nil }
+            // Hex digits only: UInt8(_:radix:) alone would also take a sign ("+1").
+            guard (1...2).contains(part.utf8.count), part.utf8.allSatisfy(Self.hexDigit),
+                let byte = UInt8(part, radix: 16)
+            else { return nil }
             v = v << 8 | UInt64(byte)
             parts += 1
         }
@@ -45,4 +48,8 @@ public struct BluetoothAddress: Hashable, Comparable, Sendable, CustomStringConv
     }
 
     public static func < (a: BluetoothAddress, b: BluetoothAddress) -> Bool { a.value < b.value }
+
+    private static func hexDigit(_ c: UInt8) -> Bool {
+        (48...57).contains(c) || (65...70).contains(c) || (97...102).contains(c)
+    }
 }

@@ -189,14 +189,13 @@ public final class HCIScanner {
     @discardableResult
     public func poll(timeoutMilliseconds: Int32, _ body: (Advertisement) -> Void) throws(HCIScannerError) -> Int {
         guard dd >= 0 else { throw .system(operation: "poll (scanner closed)", errno: EBADF) }
-        var p = pollfd(fd: dd, events: Int16(POLLIN), revents: 0)
-        let ready = Glibc.poll(&p, 1, timeoutMilliseconds)
+        let (ready, revents) = pollDescriptor(dd, timeoutMilliseconds: timeoutMilliseconds)
         if ready < 0 {
             if errno == EINTR { return 0 }
             throw Self.classify(errno, operation: "poll", adapter: configuration.adapter)
         }
         if ready == 0 { return 0 }
-        if p.revents & Int16(POLLERR | POLLHUP | POLLNVAL) != 0 && p.revents & Int16(POLLIN) == 0 {
+        if revents & Int16(POLLERR | POLLHUP | POLLNVAL) != 0 && revents & Int16(POLLIN) == 0 {
             throw .system(operation: "poll (adapter \(configuration.adapter) went away)", errno: ENODEV)
         }
         let count = buffer.count

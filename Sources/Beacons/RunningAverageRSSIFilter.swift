@@ -47,9 +47,10 @@ public struct RunningAverageRSSIFilter: Hashable, Sendable {
             start = n / 10 + 1
             end = n - n / 10 - 2
         }
-        var sum = 0
-        for i in start...end { sum += sorted[i] }
-        return Double(sum) / Double(end - start + 1)
+        // Summed as Double: the public API takes any Int, and an integer sum of extreme values could overflow.
+        var sum = 0.0
+        for i in start...end { sum += Double(sorted[i]) }
+        return sum / Double(end - start + 1)
     }
 
     /// Drops samples at least `window` older than the newest one (AltBeacon keeps `age < expiration`).

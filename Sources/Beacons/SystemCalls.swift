@@ -20,3 +20,10 @@ func closeDescriptor(_ fd: Int32) {
 
 /// The current errno, read right after the failing call.
 var currentErrno: Int32 { errno }
+
+/// Waits for input on one descriptor: > 0 ready, 0 timeout, < 0 error (errno set). `revents` is what happened.
+func pollDescriptor(_ fd: Int32, timeoutMilliseconds: Int32) -> (result: Int32, revents: Int16) {
+    var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+    let r = poll(&p, 1, timeoutMilliseconds)
+    return (r, p.revents)
+}

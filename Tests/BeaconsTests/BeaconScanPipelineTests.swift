@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Testing
 import TriggerEngine
 @testable import Beacons
@@ -60,5 +63,34 @@ import TriggerEngine
         #expect(pipeline.sightings(hciEvent: hex("3e0302")[...], timestamp: Timestamp(seconds: 0)).isEmpty)
         #expect(pipeline.statistics.advertisements == 1 && pipeline.statistics.beacons == 0)
         #expect(pipeline.statistics.malformedEvents == 1 && pipeline.statistics.lastError != nil)
+    }
+}
+
+/// The replay path at scale: a generated H4 capture (the benchmark's shape, smaller) streams through in order.
+@Suite struct ReplayScaleTests {
+    @Test func fiftyThousandGeneratedReportsReplayInOrder() throws {
+        let path = "/tmp/geotrigger-beacons-scale-\(getpid()).btsnoop"
+        defer { unlink(path) }
+        let w = try BTSnoopWriter(path: path, datalink: .h4)
+        let uuid = UUID128(high: 0xE2C5_6DB5_DFFB_48D2, low: 0xB060_D0F5_A710_96E0)
+        let n = 50_000
+        for k in 0..<n {
+            let frame = BeaconFrame(kind: .iBeacon, identity: .iBeacon(uuid: uuid, major: UInt16(k % 7), minor: UInt16(k % 1000)),
+                                    txPower: -59)
+            let report = HCIAdvertisingReport(eventType: 3, addressType: 1, address: BluetoothAddress(value: UInt64(k % 1000)),
+                                              rssi: -50 - k % 40, data: frame.advertisingData()![...])
+            try w.appendEvent(HCIAdvertisingReport.leMetaEvent([report])!, timestamp: Timestamp(microseconds: Int64(k) * 1000))
+        }
+        try w.close()
+        var pipeline = BeaconScanPipeline(observer: "gw")
+        var count = 0
+        var lastTime = Timestamp.distantPast
+        try pipeline.replay(BTSnoopReader(path: path)) { s in
+            #expect(s.timestamp > lastTime)
+            lastTime = s.timestamp
+            count += 1
+        }
+        #expect(count == n && pipeline.statistics.beacons == n)
+        #expect(pipeline.estimator.entryCount <= 7 * 1000)
     }
 }
