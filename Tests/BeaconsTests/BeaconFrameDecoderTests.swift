@@ -232,31 +232,4 @@ struct BeaconFrameDecoderTests {
         #expect(EddystoneURL.expand(hex("0102030405060708")) == f.telemetry?.url)
         #expect(f.txPower == -25 - 41 && f.rangingPower == -25)
     }
-
-    @Test func encodedFramesDecodeBackToTheSameFrame() throws {
-        let uuid = try #require(UUID128(string: "e2c56db5-dffb-48d2-b060-d0f5a71096e0"))
-        let frames = [
-            BeaconFrame(kind: .iBeacon, identity: .iBeacon(uuid: uuid, major: 1, minor: 65535), txPower: -59, manufacturerId: 0x004C),
-            BeaconFrame(kind: .altBeacon, identity: .altBeacon(id1: uuid, id2: 7, id3: 8), txPower: -60, manufacturerId: 0x0118,
-                        altBeaconReserved: 9),
-            BeaconFrame(kind: .eddystoneUID, identity: .eddystoneUID(namespace: EddystoneNamespace(hex: "12345678901234678901")!,
-                                                                     instance: EddystoneInstance(value: 1)),
-                        txPower: -70, rangingPower: -29),
-            BeaconFrame(kind: .eddystoneURL, telemetry: BeaconTelemetry(url: "https://github.com/citruz"), txPower: -49, rangingPower: -8),
-        ]
-        for f in frames {
-            let ad = try #require(f.advertisingData(), "\(f.kind)")
-            #expect(BeaconFrameDecoder().decode(ad) == f, "\(f.kind)")
-        }
-        let tlm = EddystoneTLM(batteryMilliVolts: 2840, temperatureRaw: -128, advertisementCount: 5223, uptimeTenths: 10948)
-        let f = try #require(BeaconFrameDecoder().decode(BeaconFrame(kind: .eddystoneTLM, tlm: tlm).advertisingData()!))
-        #expect(f.tlm == tlm && f.telemetry?.temperatureCelsius == -0.5)
-    }
-
-    @Test func tlmNotSupportedValuesBecomeNil() {
-        let tlm = EddystoneTLM(batteryMilliVolts: 0, temperatureRaw: Int16.min, advertisementCount: 1, uptimeTenths: 5)
-        #expect(tlm.telemetry.batteryMilliVolts == nil)
-        #expect(tlm.telemetry.temperatureCelsius == nil)
-        #expect(tlm.telemetry.uptimeSeconds == 0.5)
-    }
 }
