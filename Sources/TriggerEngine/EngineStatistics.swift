@@ -14,4 +14,6 @@ public struct EngineStatistics: Sendable, Hashable {
     public var candidateTests = 0
 
     public var rejectedTotal: Int { rejected.values.reduce(0, +) }
+
+    public init() {}
 }

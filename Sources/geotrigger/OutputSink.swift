@@ -1,0 +1,56 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import TriggerEngine
+
+/// Buffered NDJSON output to standard output or a file; one write per 256 KiB.
+final class OutputSink {
+    private var buffer: [UInt8] = []
+    private let fd: Int32
+    private var writer = JSONWriter(capacity: 1024)
+    private(set) var lines: [String]? = nil
+
+    struct Failure: Error, CustomStringConvertible { var description: String }
+
+    init(path: String?, keepLines: Bool = false) throws {
+        if let path, path != "-" {
+            fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+            guard fd >= 0 else { throw Failure(description: "\(path): \(String(cString: strerror(errno)))") }
+        } else {
+            fd = 1
+        }
+        if keepLines { lines = [] }
+        buffer.reserveCapacity(1 << 18)
+    }
+
+    func write(_ n: FiredNotification) {
+        writer.bytes.removeAll(keepingCapacity: true)
+        n.writeJSON(to: &writer)
+        if lines != nil { lines!.append(String(decoding: writer.bytes, as: UTF8.self)) }
+        writeLine(writer.bytes)
+    }
+
+    func writeLine(_ bytes: [UInt8]) {
+        buffer.append(contentsOf: bytes)
+        buffer.append(10)
+        if buffer.count >= 1 << 18 { flush() }
+    }
+
+    func flush() {
+        var offset = 0
+        while offset < buffer.count {
+            let n = buffer.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
+            if n <= 0 {
+                if errno == EINTR { continue }
+                break
+            }
+            offset += n
+        }
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    deinit {
+        flush()
+        if fd > 2 { close(fd) }
+    }
+}

@@ -1,0 +1,149 @@
+import ArgumentParser
+import Foundation
+import Ingest
+import TriggerEngine
+
+struct ReplayCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "replay",
+        abstract: "Replays recorded traces against a region set and prints the notifications that would have fired.",
+        discussion: """
+            REGIONS is a JSON array of notification requests (SPEC §1) or a GeoJSON FeatureCollection whose features \
+            carry the request fields in their properties. Each TRACE is GPX, NMEA 0183, CSV, NDJSON, OwnTracks or \
+            Traccar JSON, detected from its content (override with --format); `-` reads standard input. The clock is \
+            event time, so a replay gives the same output every run. Notifications go to standard output as NDJSON; \
+            a summary goes to standard error.
+
+            Exit status: 0 success; 1 the output differs from --expect; 2 bad input with --strict, or unusable \
+            regions or traces.
+            """)
+
+    @Argument(help: "The region file: JSON requests or a GeoJSON FeatureCollection.") var regions: String
+    @Argument(help: "Trace files, replayed in the order given.") var traces: [String]
+    @Option(help: "Trace format for every TRACE: gpx, nmea, csv, ndjson, owntracks, traccar (default: detect).")
+    var format: String?
+    @Option(help: "Device id for traces that carry none (default: the file's base name).") var device: String?
+    @Option(name: .shortAndLong, help: "Write notifications here instead of standard output.") var output: String?
+    @Option(help: "Compare the notifications with this golden NDJSON file; exit 1 with a diff when they differ.")
+    var expect: String?
+    @Option(help: "Record the notifications as a golden NDJSON file.") var writeExpect: String?
+    @Flag(help: "Stop at the first bad record (exit 2) instead of skipping, counting and reporting it.") var strict = false
+    @Option(help: "Replay in scaled real time: 1 = as recorded, 10 = ten times faster (default: as fast as possible).")
+    var speed: Double?
+    @Flag(help: "Buffer every fix and replay them in timestamp order across all traces (for files not sorted by time).")
+    var sortByTime = false
+    @Option(help: "Most rejected records to list individually on standard error.") var showErrors = 20
+
+    func validate() throws {
+        if let format, TraceFormat(rawValue: format) == nil {
+            throw ValidationError("unknown --format \(format); use one of \(TraceFormat.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        if let speed, !(speed > 0) { throw ValidationError("--speed must be > 0") }
+    }
+
+    func run() throws {
+        let requests: [NotificationRequest]
+        do {
+            requests = try RegionFileLoader.load(regions)
+        } catch {
+            FileHandle.standardError.write("geotrigger: \(error)\n".data(using: .utf8)!)
+            throw ExitCode(2)
+        }
+        let engine = TriggerEngine()
+        try engine.add(contentsOf: requests)
+        let keep = expect != nil || writeExpect != nil
+        let sink = try OutputSink(path: output, keepLines: keep)
+        var summary = ReplaySummary(regionCount: requests.count)
+        var pacer = speed.map { RealTimePacer(speed: $0) }
+        var failed: IngestError?
+        var buffered: [LocationFix] = []
+        let clock = ContinuousClock()
+        let started = clock.now
+
+        func evaluate(_ fix: LocationFix) {
+            pacer?.wait(until: fix.timestamp)
+            let outcome = engine.process(fix) { n in
+                summary.record(n)
+                sink.write(n)
+            }
+            if case .rejected(let reason) = outcome { summary.reject(reason) }
+        }
+
+        for path in traces {
+            var reader: TraceFileReader
+            do {
+                reader = try TraceFileReader(path: path, format: format.flatMap(TraceFormat.init(rawValue:)), defaultDevice: device,
+                                             makeDecoder: DecoderFactory.make)
+            } catch {
+                FileHandle.standardError.write("geotrigger: \(error)\n".data(using: .utf8)!)
+                throw ExitCode(2)
+            }
+            var progress = TerminalProgress(total: reader.size, label: "replay \(path):")
+            try reader.readAll(
+                onFix: { fix in
+                    summary.fixesRead += 1
+                    if sortByTime { buffered.append(fix) } else { evaluate(fix) }
+                },
+                onError: { e in
+                    summary.ingestError(e, listUpTo: showErrors)
+                    if strict, failed == nil { failed = e }
+                },
+                shouldContinue: { failed == nil },
+                progress: { progress.update(bytes: $0, records: summary.fixesRead) })
+            progress.finish()
+            if let failed {
+                sink.flush()
+                FileHandle.standardError.write("geotrigger: \(failed)\n(--strict: stopped at the first bad record)\n".data(using: .utf8)!)
+                throw ExitCode(2)
+            }
+        }
+        if sortByTime {
+            // Stable: equal timestamps keep their input order (SPEC §2: arrival order).
+            let order = buffered.indices.sorted { (buffered[$0].timestamp, $0) < (buffered[$1].timestamp, $1) }
+            for i in order { evaluate(buffered[i]) }
+        }
+        // Deadlines still pending at the end of the traces (a dwell or beacon timeout) are not fired: the clock
+        // stops at the last event, as it would in live operation at that moment.
+        sink.flush()
+        summary.elapsed = (clock.now - started).seconds
+        summary.engine = engine.statistics
+        summary.print()
+
+        let lines = sink.lines ?? []
+        if let writeExpect {
+            let text = lines.map { $0 + "\n" }.joined()
+            do {
+                try text.write(toFile: writeExpect, atomically: true, encoding: .utf8)
+            } catch {
+                FileHandle.standardError.write("geotrigger: \(writeExpect): \(error)\n".data(using: .utf8)!)
+                throw ExitCode(2)
+            }
+        }
+        if let expect {
+            let result = try GoldenComparison.compare(actual: lines, goldenPath: expect)
+            if !result.matches {
+                FileHandle.standardError.write(result.report.data(using: .utf8)!)
+                throw ExitCode(1)
+            }
+            FileHandle.standardError.write("expectation \(expect): \(lines.count) notifications match\n".data(using: .utf8)!)
+        }
+    }
+}
+
+/// Sleeps so that event time advances at `speed` times real time.
+struct RealTimePacer {
+    let speed: Double
+    var origin: (event: Timestamp, wall: ContinuousClock.Instant)?
+
+    init(speed: Double) { self.speed = speed }
+
+    mutating func wait(until t: Timestamp) {
+        guard let origin else {
+            self.origin = (t, ContinuousClock.now)
+            return
+        }
+        let due = origin.wall + .microseconds(Int64(Double((t - origin.event).microseconds) / speed))
+        let now = ContinuousClock.now
+        if due > now { Thread.sleep(forTimeInterval: (due - now).seconds) }
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+import Ingest
+import TriggerEngine
+
+/// What a replay did, printed on standard error at the end.
+struct ReplaySummary {
+    var regionCount: Int
+    var fixesRead = 0
+    var ingestErrors: [String: Int] = [:]
+    var listed = 0
+    var engineRejected: [FixRejection: Int] = [:]
+    var transitions: [String: (entries: Int, exits: Int)] = [:]
+    var notifications = 0
+    var elapsed = 0.0
+    var engine = EngineStatistics()
+
+    mutating func record(_ n: FiredNotification) {
+        notifications += 1
+        var t = transitions[n.regionID] ?? (0, 0)
+        if n.event == .entry { t.entries += 1 } else { t.exits += 1 }
+        transitions[n.regionID] = t
+    }
+
+    mutating func reject(_ reason: FixRejection) { engineRejected[reason, default: 0] += 1 }
+
+    mutating func ingestError(_ e: IngestError, listUpTo limit: Int) {
+        ingestErrors[e.kind, default: 0] += 1
+        if listed < limit {
+            FileHandle.standardError.write("rejected: \(e)\n".data(using: .utf8)!)
+            listed += 1
+        }
+    }
+
+    func print() {
+        var s = "replay summary\n"
+        s += "  regions            \(regionCount)\n"
+        s += "  fixes read         \(fixesRead)\n"
+        s += "  fixes evaluated    \(engine.fixesEvaluated)\n"
+        let rejectedIngest = ingestErrors.values.reduce(0, +)
+        s += "  records rejected   \(rejectedIngest)\(rejectedIngest > 0 ? " (" + ingestErrors.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ") + ")" : "")\n"
+        for (reason, count) in engineRejected.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+            s += "  fixes dropped      \(count) \(reason.rawValue) (\(reason))\n"
+        }
+        s += "  transitions        \(engine.entries) entries, \(engine.exits) exits\n"
+        for (region, t) in transitions.sorted(by: { $0.key < $1.key }).prefix(30) {
+            s += "    \(region): \(t.entries) entry, \(t.exits) exit notifications\n"
+        }
+        if transitions.count > 30 { s += "    … \(transitions.count - 30) more regions\n" }
+        if engine.dwellsCancelled > 0 { s += "  dwells cancelled   \(engine.dwellsCancelled)\n" }
+        if engine.suppressedByMinimumInterval > 0 {
+            s += "  suppressed         \(engine.suppressedByMinimumInterval) (minimumInterval)\n"
+        }
+        s += "  notifications      \(notifications)\n"
+        let rate = elapsed > 0 ? Double(fixesRead) / elapsed : 0
+        s += String(format: "  throughput         %.0f fixes/s (%.3f s)\n", rate, elapsed)
+        FileHandle.standardError.write(s.data(using: .utf8)!)
+    }
+}

@@ -1,0 +1,133 @@
+import ArgumentParser
+import Beacons
+import Dispatch
+import Foundation
+import TriggerEngine
+
+struct ScanCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "scan",
+        abstract: "Scans for iBeacon, AltBeacon and Eddystone advertisements with a Bluetooth adapter (BlueZ, raw HCI) or replays a btsnoop capture.",
+        discussion: """
+            Without --regions, prints one NDJSON sighting per beacon advertisement. With --regions, runs them through \
+            the trigger engine and prints the notifications instead (beacon entries, and exits after each region's \
+            exitTimeout without a sighting). Live scanning needs CAP_NET_RAW (root, or setcap cap_net_raw+ep) and stops \
+            on SIGINT/SIGTERM or after --duration.
+            """)
+
+    @Option(help: "Adapter name or index, e.g. hci0.") var adapter = "hci0"
+    @Option(help: "Replay this btsnoop capture (btmon -w, or Android/hcidump H4) instead of scanning.") var btsnoop: String?
+    @Option(help: "Only this controller index of a multi-controller (monitor) capture.") var controller: UInt16?
+    @Option(help: "Region file: notification requests with beacon regions (or any regions).") var regions: String?
+    @Option(help: "The observer's device id in sightings (default: the host name and adapter).") var observer: String?
+    @Flag(help: "Active scanning (send scan requests) instead of passive.") var active = false
+    @Option(help: "Stop live scanning after this many seconds (default: until SIGINT/SIGTERM).") var duration: Double?
+    @Option(name: .shortAndLong, help: "Write here instead of standard output.") var output: String?
+
+    func run() throws {
+        let observerName = observer ?? "\(ProcessInfo.processInfo.hostName)/\(adapter)"
+        var pipeline = BeaconScanPipeline(observer: observerName)
+        let sink = try OutputSink(path: output)
+        var writer = JSONWriter(capacity: 256)
+        var engine: TriggerEngine?
+        if let regions {
+            do {
+                let requests = try RegionFileLoader.load(regions)
+                let e = TriggerEngine(configuration: .init(clock: btsnoop == nil ? .external : .eventTime))
+                try e.add(contentsOf: requests)
+                engine = e
+            } catch {
+                FileHandle.standardError.write("geotrigger: \(error)\n".data(using: .utf8)!)
+                throw ExitCode(2)
+            }
+        }
+        var sightings = 0
+        func handle(_ s: BeaconSighting) {
+            sightings += 1
+            if let engine {
+                engine.process(s) { sink.write($0) }
+            } else {
+                writer.bytes.removeAll(keepingCapacity: true)
+                s.writeJSON(to: &writer)
+                sink.writeLine(writer.bytes)
+            }
+        }
+
+        if let btsnoop {
+            let reader: BTSnoopReader
+            do {
+                reader = try BTSnoopReader(path: btsnoop)
+            } catch {
+                FileHandle.standardError.write("geotrigger: \(btsnoop): \(error)\n".data(using: .utf8)!)
+                throw ExitCode(2)
+            }
+            var started = false
+            do {
+                try pipeline.replay(reader, controllerIndex: controller) { s in
+                    if !started {
+                        engine?.observerStarted(device: observerName, at: s.timestamp)
+                        started = true
+                    }
+                    handle(s)
+                }
+            } catch {
+                sink.flush()
+                FileHandle.standardError.write("geotrigger: \(btsnoop): \(error)\n".data(using: .utf8)!)
+                throw ExitCode(2)
+            }
+            sink.flush()
+            report(pipeline.statistics, sightings: sightings)
+            return
+        }
+
+        let config: HCIScanner.Configuration
+        if let index = Int(adapter.drop { !$0.isNumber }), adapter.hasPrefix("hci") || Int(adapter) != nil {
+            config = .init(adapterIndex: index, active: active)
+        } else {
+            config = .init(adapter: adapter, active: active)
+        }
+        let scanner: HCIScanner
+        do {
+            scanner = try HCIScanner(configuration: config)
+            try scanner.start()
+        } catch {
+            FileHandle.standardError.write("geotrigger: \(error)\n".data(using: .utf8)!)
+            throw ExitCode(2)
+        }
+        let stop = HCIScanner.StopFlag()
+        signal(SIGINT, SIG_IGN)
+        signal(SIGTERM, SIG_IGN)
+        let sources = [SIGINT, SIGTERM].map { sig -> DispatchSourceSignal in
+            let s = DispatchSource.makeSignalSource(signal: sig, queue: .global())
+            s.setEventHandler { stop.stop() }
+            s.resume()
+            return s
+        }
+        if let duration {
+            DispatchQueue.global().asyncAfter(deadline: .now() + duration) { stop.stop() }
+        }
+        let startedAt = Timestamp.wallClock()
+        engine?.observerStarted(device: observerName, at: startedAt)
+        FileHandle.standardError.write("scanning on \(adapter) (\(active ? "active" : "passive")); stop with Ctrl-C\n".data(using: .utf8)!)
+        do {
+            try scanner.run(until: stop, pollMilliseconds: 200) { ad in
+                if let s = pipeline.sighting(report: ad.report, timestamp: ad.timestamp) { handle(s) }
+                engine?.advance(to: Timestamp.wallClock()) { sink.write($0) }
+                sink.flush()
+            }
+        } catch {
+            FileHandle.standardError.write("geotrigger: \(error)\n".data(using: .utf8)!)
+        }
+        engine?.advance(to: Timestamp.wallClock()) { sink.write($0) }
+        _ = sources
+        try? scanner.stop()
+        try? scanner.close()
+        sink.flush()
+        report(pipeline.statistics, sightings: sightings)
+    }
+
+    func report(_ s: BeaconScanPipeline.Statistics, sightings: Int) {
+        FileHandle.standardError.write(
+            "advertising reports \(s.advertisements), beacons \(s.beacons), malformed events \(s.malformedEvents)\n".data(using: .utf8)!)
+    }
+}

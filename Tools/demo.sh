@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# The main job on embedded defaults: replays the bundled demo drive (two trucks in Berlin, GPX) against the bundled
+# regions and prints the notifications that fire, with a summary on stderr. Installs what it needs first.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+Tools/setup.sh
+swift build -c release --product geotrigger >&2
+exec .build/release/geotrigger replay Data/demo-requests.json Data/demo-drive.gpx --expect Data/demo-expected.ndjson "$@"

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Installs what GeoTrigger needs to build and test on Debian 12 (run as root). Idempotent: a second run installs
+# nothing. The Swift toolchain itself (6.1 or later) must already be on PATH.
+set -euo pipefail
+
+packages=(pkg-config libgeos-dev libbluetooth-dev libsqlite3-dev)
+missing=()
+for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+    echo "setup: installing ${missing[*]}" >&2
+    if [ ! -d /var/lib/apt/lists ] || [ -z "$(ls -A /var/lib/apt/lists 2>/dev/null | grep -v lock)" ]; then
+        apt-get update -qq
+    fi
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null \
+        || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null; }
+fi
+command -v swift >/dev/null || { echo "setup: swift is not on PATH (Swift 6.1 or later is required)" >&2; exit 1; }

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# The whole test suite: installs what it needs, builds (warnings fail the build), runs every test. Tests that need
+# ../shared/data say so and skip when it is absent.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+Tools/setup.sh
+log=$(mktemp)
+if ! swift build --build-tests >"$log" 2>&1; then
+    cat "$log" >&2
+    echo "test: the build failed" >&2
+    exit 1
+fi
+if grep -E "(warning|error):" "$log" >&2; then
+    echo "test: the build has warnings" >&2
+    exit 1
+fi
+swift test --skip-build "$@"
