@@ -61,5 +61,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(name: "IngestTests", dependencies: ["Ingest", "TriggerEngine"], swiftSettings: strict),
         .testTarget(name: "BeaconsTests", dependencies: ["Beacons", "TriggerEngine"], swiftSettings: strict),
+        // Runs the built `geotrigger` executable end to end (it is built alongside the tests).
+        .testTarget(name: "GeoTriggerCLITests", dependencies: ["TriggerEngine"], exclude: ["Fixtures"], swiftSettings: strict),
     ]
 )
