@@ -51,38 +51,55 @@ public final class BTSnoopWriter {
     }
 
     /// Appends one record with explicit flags; `data` is written as is.
-    public func append(_ data: some Collection<UInt8>, flags: UInt32, timestamp: Timestamp, drops: UInt32 = 0)
+    public func append(_ data: ArraySlice<UInt8>, flags: UInt32, timestamp: Timestamp, drops: UInt32 = 0)
+        throws(BTSnoopError)
+    {
+        try append(prefix: nil, data, flags: flags, timestamp: timestamp, drops: drops)
+    }
+
+    public func append(_ data: [UInt8], flags: UInt32, timestamp: Timestamp, drops: UInt32 = 0) throws(BTSnoopError) {
+        try append(prefix: nil, data[...], flags: flags, timestamp: timestamp, drops: drops)
+    }
+
+    /// Appends an HCI event (event code first) received from the controller, framed for this file's datalink:
+    /// monitor opcode 3 on `controllerIndex`, H4 type byte 0x04, or H1 flags "received event".
+    public func appendEvent(_ event: ArraySlice<UInt8>, timestamp: Timestamp, controllerIndex: UInt16 = 0)
+        throws(BTSnoopError)
+    {
+        switch datalink {
+        case .linuxMonitor:
+            try append(prefix: nil, event, flags: UInt32(controllerIndex) << 16 | BTSnoopRecord.monitorEventOpcode,
+                       timestamp: timestamp, drops: 0)
+        case .h4:
+            try append(prefix: HCIEventParser.eventPacketIndicator, event, flags: 0b11, timestamp: timestamp, drops: 0)
+        case .h1:
+            try append(prefix: nil, event, flags: 0b11, timestamp: timestamp, drops: 0)
+        }
+    }
+
+    public func appendEvent(_ event: [UInt8], timestamp: Timestamp, controllerIndex: UInt16 = 0) throws(BTSnoopError) {
+        try appendEvent(event[...], timestamp: timestamp, controllerIndex: controllerIndex)
+    }
+
+    /// Concrete slice types rather than `some Collection`: a generic entry point is not specialised across the module
+    /// boundary, which made writing the benchmark's million records several times slower.
+    private func append(prefix: UInt8?, _ data: ArraySlice<UInt8>, flags: UInt32, timestamp: Timestamp, drops: UInt32)
         throws(BTSnoopError)
     {
         guard !isClosed else { throw .closed }
-        guard data.count <= Int(BTSnoopReader.maximumRecordLength) else { throw .recordTooLong(data.count) }
-        put32(UInt32(data.count))
-        put32(UInt32(data.count))
+        let length = data.count + (prefix == nil ? 0 : 1)
+        guard length <= Int(BTSnoopReader.maximumRecordLength) else { throw .recordTooLong(length) }
+        put32(UInt32(length))
+        put32(UInt32(length))
         put32(flags)
         put32(drops)
         let t = BTSnoopRecord.btsnoopTime(timestamp)
         put32(UInt32(truncatingIfNeeded: t >> 32))
         put32(UInt32(truncatingIfNeeded: t))
-        bytes += data
+        if let prefix { bytes.append(prefix) }
+        bytes.append(contentsOf: data)
         recordCount += 1
         if !inMemory, bytes.count >= Self.flushThreshold { try flush() }
-    }
-
-    /// Appends an HCI event (event code first) received from the controller, framed for this file's datalink:
-    /// monitor opcode 3 on `controllerIndex`, H4 type byte 0x04, or H1 flags "received event".
-    public func appendEvent(_ event: some Collection<UInt8>, timestamp: Timestamp, controllerIndex: UInt16 = 0)
-        throws(BTSnoopError)
-    {
-        switch datalink {
-        case .linuxMonitor:
-            try append(event, flags: UInt32(controllerIndex) << 16 | BTSnoopRecord.monitorEventOpcode, timestamp: timestamp)
-        case .h4:
-            var packet: [UInt8] = [HCIEventParser.eventPacketIndicator]
-            packet += event
-            try append(packet, flags: 0b11, timestamp: timestamp)
-        case .h1:
-            try append(event, flags: 0b11, timestamp: timestamp)
-        }
     }
 
     /// Writes buffered bytes to the file (no-op in memory).

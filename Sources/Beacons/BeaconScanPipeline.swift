@@ -44,19 +44,25 @@ public struct BeaconScanPipeline: Sendable {
 
     /// Every beacon in one HCI event (event code first). A malformed event is counted and yields nothing.
     public mutating func sightings(hciEvent: ArraySlice<UInt8>, timestamp: Timestamp) -> [BeaconSighting] {
+        var out: [BeaconSighting] = []
+        forEachSighting(hciEvent: hciEvent, timestamp: timestamp) { out.append($0) }
+        return out
+    }
+
+    /// The same without collecting into an array (the replay hot path).
+    mutating func forEachSighting(hciEvent: ArraySlice<UInt8>, timestamp: Timestamp,
+                                  _ body: (BeaconSighting) throws -> Void) rethrows {
         let reports: [HCIAdvertisingReport]
         do {
             reports = try HCIEventParser.advertisingReports(inEvent: hciEvent)
         } catch {
             statistics.malformedEvents += 1
             statistics.lastError = error
-            return []
+            return
         }
-        var out: [BeaconSighting] = []
         for r in reports {
-            if let s = sighting(report: r, timestamp: timestamp) { out.append(s) }
+            if let s = sighting(report: r, timestamp: timestamp) { try body(s) }
         }
-        return out
     }
 
     /// Replays a capture to its end: every beacon sighting in its HCI events, in file order, stamped with the record
@@ -67,7 +73,7 @@ public struct BeaconScanPipeline: Sendable {
         while let record = try reader.next() {
             guard let event = record.hciEvent else { continue }
             if let controllerIndex, record.controllerIndex != nil, record.controllerIndex != controllerIndex { continue }
-            for s in sightings(hciEvent: event, timestamp: record.timestamp) { try body(s) }
+            try forEachSighting(hciEvent: event, timestamp: record.timestamp, body)
         }
     }
 }

@@ -101,6 +101,7 @@ public final class HCIScanner {
 
         let id = try Self.resolve(name)
         self.adapterIndex = id
+        // hci_devinfo is libbluetooth's wrapper of the HCIGETDEVINFO ioctl (whose _IOR request number is a macro).
         var info = hci_dev_info()
         if hci_devinfo(id, &info) < 0 {
             let e = errno
@@ -151,6 +152,8 @@ public final class HCIScanner {
         let (interval, window) = try configuration.scanUnits()
         let timeout = configuration.commandTimeoutMilliseconds
 
+        // HCI wants little-endian 16-bit parameters; C callers use htobs(), a function-like macro that does not
+        // import into Swift, hence `.littleEndian`.
         // libbluetooth reports a non-zero command status as EIO. The parameters were validated above, so the usual
         // cause is Command Disallowed: scanning is already enabled by someone else (typically bluetoothd).
         if hci_le_set_scan_parameters(dd, configuration.active ? 0x01 : 0x00, interval.littleEndian,

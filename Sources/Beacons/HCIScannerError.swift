@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
 /// Why the scanner could not open, configure or read the adapter, in words an operator can act on.
 public enum HCIScannerError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The kernel has no Bluetooth support: `socket(AF_BLUETOOTH)` fails (EAFNOSUPPORT), as in most containers and CI.
@@ -15,7 +21,7 @@ public enum HCIScannerError: Error, Equatable, Sendable, CustomStringConvertible
     public var description: String {
         switch self {
         case .bluetoothUnsupported:
-            return "this kernel has no Bluetooth support (socket(AF_BLUETOOTH) failed: \(errnoText(97))); "
+            return "this kernel has no Bluetooth support (socket(AF_BLUETOOTH) failed: \(errnoText(EAFNOSUPPORT))); "
                 + "replay a btsnoop capture instead, or run on a host or VM with CONFIG_BT"
         case .noAdapter(let name):
             return "no Bluetooth adapter \"\(name)\" (check `hciconfig -a` or `ls /sys/class/bluetooth`)"

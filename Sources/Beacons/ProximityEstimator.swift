@@ -24,6 +24,11 @@ public struct ProximityEstimator: Sendable {
     struct Entry: Sendable {
         var filter: RSSIFilter
         var lastSeen: Timestamp
+
+        mutating func add(_ rssi: Int, at time: Timestamp) -> Double {
+            if time > lastSeen { lastSeen = time }
+            return filter.add(rssi, at: time)
+        }
     }
     private var entries: [Key: Entry] = [:]
     private var clock = Timestamp.distantPast
@@ -61,10 +66,9 @@ public struct ProximityEstimator: Sendable {
 
         let smoothed: Double
         if let key = key(for: sighting) {
-            var entry = entries[key] ?? Entry(filter: filter, lastSeen: sighting.timestamp)
-            smoothed = entry.filter.add(rssi, at: sighting.timestamp)
-            if sighting.timestamp > entry.lastSeen { entry.lastSeen = sighting.timestamp }
-            entries[key] = entry
+            // Mutated in place through the dictionary's `default:` subscript: no copy of the filter's samples.
+            let time = sighting.timestamp
+            smoothed = entries[key, default: Entry(filter: filter, lastSeen: time)].add(rssi, at: time)
             if entries.count > maximumEntries { shrink() }
         } else {
             smoothed = Double(rssi)  // nothing to key the history on: the raw reading

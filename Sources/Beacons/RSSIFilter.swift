@@ -23,6 +23,9 @@ public enum RSSIFilter: Hashable, Sendable {
     public mutating func add(_ rssi: Int, at time: Timestamp) -> Double {
         switch self {
         case .runningAverage(var f):
+            // Release the enum's reference first so `f`'s sample buffer is unique and mutates in place (otherwise
+            // every sample would copy the whole buffer).
+            self = .none(latest: nil)
             let v = f.add(rssi, at: time)
             self = .runningAverage(f)
             return v
