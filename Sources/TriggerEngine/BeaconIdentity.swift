@@ -4,9 +4,10 @@ public struct UUID128: Hashable, Sendable, CustomStringConvertible {
     public var high: UInt64
     public var low: UInt64
 
-    public init(high: UInt64, low: UInt64) { self.high = high; self.low = low }
+    @inlinable public init(high: UInt64, low: UInt64) { self.high = high; self.low = low }
 
     /// From 16 big-endian bytes.
+    @inlinable
     public init?(bytes: some Collection<UInt8>) {
         guard bytes.count == 16 else { return nil }
         var h: UInt64 = 0, l: UInt64 = 0
@@ -65,7 +66,8 @@ public enum BeaconIdentity: Hashable, Sendable {
 public struct EddystoneNamespace: Hashable, Sendable, CustomStringConvertible {
     public var high: UInt16
     public var low: UInt64
-    public init(high: UInt16, low: UInt64) { self.high = high; self.low = low }
+    @inlinable public init(high: UInt16, low: UInt64) { self.high = high; self.low = low }
+    @inlinable
     public init?(bytes: some Collection<UInt8>) {
         guard bytes.count == 10 else { return nil }
         var v: (UInt16, UInt64) = (0, 0)
@@ -88,7 +90,8 @@ public struct EddystoneNamespace: Hashable, Sendable, CustomStringConvertible {
 /// The 6-byte Eddystone-UID instance.
 public struct EddystoneInstance: Hashable, Sendable, CustomStringConvertible {
     public var value: UInt64
-    public init(value: UInt64) { self.value = value & 0xFFFF_FFFF_FFFF }
+    @inlinable public init(value: UInt64) { self.value = value & 0xFFFF_FFFF_FFFF }
+    @inlinable
     public init?(bytes: some Collection<UInt8>) {
         guard bytes.count == 6 else { return nil }
         self.init(value: bytes.reduce(0) { $0 << 8 | UInt64($1) })
