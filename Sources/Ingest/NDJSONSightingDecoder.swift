@@ -5,7 +5,7 @@ import TriggerEngine
 /// `identity` object: iBeacon `uuid`/`major`/`minor`; AltBeacon `"type": "altbeacon"` with `id1`/`id2`/`id3`;
 /// Eddystone-UID `namespace`/`instance` (hex). Proximity is left `.unknown`: the Beacons module estimates it.
 /// Sightings arrive at radio rates, far below fix replay rates, so every line goes through `JSONParser`.
-public struct NDJSONSightingDecoder {
+public struct NDJSONSightingDecoder: Sendable {
     public let source: String
     public let defaultDevice: String?
     private var lines = LineSplitter()
