@@ -1,9 +1,9 @@
 import TriggerEngine
 
-/// The NDJSON fast path: reads a line holding one flat JSON object (string, number, boolean and null values) without
-/// allocating, picking out the fix fields by key. Returns false as soon as the line is anything else (escapes, nested
-/// values, malformed text) so the caller can fall back to `JSONParser`, which decides validity and reports errors.
-/// It never accepts a line the full parser would reject.
+/// The NDJSON fast path: reads a line holding one JSON object without allocating, picking out the fix fields by key
+/// and validating (not building) nested values of other keys. Returns false as soon as the line is anything else
+/// (string escapes, nesting deeper than 64, malformed text) so the caller can fall back to `JSONParser`, which decides
+/// validity and reports errors. It never accepts a line the full parser would reject.
 enum FlatJSONScanner {
     static func scanFix(_ b: UnsafeRawBufferPointer, into fields: inout FixFields) -> Bool {
         let n = b.count
@@ -48,6 +48,10 @@ enum FlatJSONScanner {
             case UInt8(ascii: "n"):
                 guard literal(b, &i, "null") else { return false }
                 value = .null
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                let isObject = b[i] == UInt8(ascii: "{")
+                guard skipContainer(b, &i) else { return false }
+                value = .other(isObject ? "an object" : "an array")
             default:
                 return false
             }
@@ -64,6 +68,83 @@ enum FlatJSONScanner {
             skipSpace(b, &i)
             return i == n
         }
+    }
+
+    /// Skips one array or object (an unknown key's value), checking its grammar as `JSONParser` would. Levels are
+    /// tracked in a 64-bit mask, so deeper nesting, like any string escape, is left to the full parser.
+    static func skipContainer(_ b: UnsafeRawBufferPointer, _ i: inout Int) -> Bool {
+        let n = b.count
+        var k = i
+        var objects: UInt64 = 0  // bit d set: level d is an object
+        var depth = 0
+        var expectingValue = true
+        while true {
+            if expectingValue {
+                guard k < n else { return false }
+                let c = b[k]
+                if c == UInt8(ascii: "{") || c == UInt8(ascii: "[") {
+                    guard depth < 64 else { return false }
+                    let isObject = c == UInt8(ascii: "{")
+                    if isObject { objects |= 1 << UInt64(depth) } else { objects &= ~(1 << UInt64(depth)) }
+                    depth += 1
+                    k += 1
+                    skipSpace(b, &k)
+                    guard k < n else { return false }
+                    if b[k] == (isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) {
+                        k += 1
+                        depth -= 1
+                    } else {
+                        if isObject { guard memberName(b, &k) else { return false } }
+                        continue
+                    }
+                } else if c == 34 {
+                    k += 1
+                    guard stringEnd(b, &k) != nil else { return false }
+                } else if c == UInt8(ascii: "-") || (c >= 48 && c <= 57) {
+                    guard number(b, &k) != nil else { return false }
+                } else if c == UInt8(ascii: "t") {
+                    guard literal(b, &k, "true") else { return false }
+                } else if c == UInt8(ascii: "f") {
+                    guard literal(b, &k, "false") else { return false }
+                } else if c == UInt8(ascii: "n") {
+                    guard literal(b, &k, "null") else { return false }
+                } else {
+                    return false
+                }
+                expectingValue = false
+            }
+            if depth == 0 {
+                i = k
+                return true
+            }
+            skipSpace(b, &k)
+            guard k < n else { return false }
+            let inObject = objects & (1 << UInt64(depth - 1)) != 0
+            if b[k] == UInt8(ascii: ",") {
+                k += 1
+                skipSpace(b, &k)
+                if inObject { guard memberName(b, &k) else { return false } }
+                expectingValue = true
+            } else if b[k] == (inObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) {
+                k += 1
+                depth -= 1
+            } else {
+                return false
+            }
+        }
+    }
+
+    /// `"name"` `:` and the spaces after it, inside a skipped object.
+    @inline(__always)
+    static func memberName(_ b: UnsafeRawBufferPointer, _ k: inout Int) -> Bool {
+        guard k < b.count, b[k] == 34 else { return false }
+        k += 1
+        guard stringEnd(b, &k) != nil else { return false }
+        skipSpace(b, &k)
+        guard k < b.count, b[k] == UInt8(ascii: ":") else { return false }
+        k += 1
+        skipSpace(b, &k)
+        return true
     }
 
     /// A static function rather than a nested one: a nested function capturing the index costs a dynamic

@@ -115,10 +115,10 @@ import TriggerEngine
 
     /// Whatever the fast path does, a line is malformed exactly when the full JSON parser rejects it.
     @Test func aLineIsMalformedExactlyWhenTheJSONParserRejectsIt() throws {
-        let template = Array(#"{"device":"truck-12","timestamp":"2026-11-20T08:15:02Z","latitude":52.52,"longitude":13.4,"speed":1e1,"x":[true,null]}"#.utf8)
+        let template = Array(#"{"device":"truck-12","timestamp":"2026-11-20T08:15:02Z","latitude":52.52,"longitude":13.4,"speed":1e1,"x":[true,null,{"a":[],"b":{}}],"y":{"k":-0.5e-3,"l":[[1],"s"]}}"#.utf8)
         let inserts = Array("{}[]\",:0-.eE \u{1}tfn".utf8)
         var state: UInt64 = 0x9E37_79B9_7F4A_7C15
-        for _ in 0..<3000 {
+        for _ in 0..<6000 {
             state ^= state << 13; state ^= state >> 7; state ^= state << 17
             var line = template
             let at = Int(state % UInt64(line.count))
@@ -144,6 +144,16 @@ import TriggerEngine
         #expect(fast.fixes.count == 1)
         #expect(fast.fixes.first?.altitude?.bitPattern == full.fixes.first?.altitude?.bitPattern)
         #expect(fast.fixes.first?.altitude?.bitPattern == (try? JSONParser.parse(number))?.doubleValue?.bitPattern)
+    }
+
+    @Test func deeplyNestedUnknownValuesAreReadUpToTheParsersDepthLimit() {
+        func line(depth: Int) -> String {
+            #"{"device":"a","timestamp":1,"latitude":1,"longitude":2,"x":"#
+                + String(repeating: "[", count: depth) + String(repeating: "]", count: depth) + "}"
+        }
+        #expect(decode(decoder, line(depth: 63)).fixes.count == 1)
+        #expect(decode(decoder, line(depth: 70)).fixes.count == 1)
+        #expect(decode(decoder, line(depth: 600)).kinds == ["malformed-json"])
     }
 
     @Test func unknownKeysAreIgnoredAndLaterDuplicatesWinOnBothPaths() {
