@@ -69,6 +69,7 @@ public struct CSVFixDecoder: TraceDecoding, Sendable {
             return
         }
         let bytes = record.bytes
+        let cells = self.cells  // a local copy, so the helper below captures no part of `self`
         func value(_ k: Int?) -> RawValue {
             guard let k, k < cells.count else { return .absent }
             return cells[k].value(bytes)
