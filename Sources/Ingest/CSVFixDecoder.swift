@@ -3,7 +3,7 @@ import TriggerEngine
 /// Location fixes as CSV (RFC 4180 quoting, quoted fields may hold newlines). The first record is the header; columns
 /// are found by `CSVColumns`. Timestamps are RFC 3339, `YYYY-MM-DD HH:MM:SS` (UTC), or Unix seconds/milliseconds;
 /// empty optional cells are absent. The delimiter is `,`, or `;` / tab when the header has no comma.
-public struct CSVFixDecoder: TraceDecoding {
+public struct CSVFixDecoder: TraceDecoding, Sendable {
     public let source: String
     public let defaultDevice: String?
     public let columns: CSVColumns
@@ -69,6 +69,7 @@ public struct CSVFixDecoder: TraceDecoding {
             return
         }
         let bytes = record.bytes
+        let cells = self.cells  // a local copy, so the helper below captures no part of `self`
         func value(_ k: Int?) -> RawValue {
             guard let k, k < cells.count else { return .absent }
             return cells[k].value(bytes)
@@ -98,76 +99,5 @@ public struct CSVFixDecoder: TraceDecoding {
             if c == 59 { semicolon = true } else if c == 9 { tab = true }
         }
         return semicolon ? 59 : tab ? 9 : 44
-    }
-}
-
-/// One cell of a CSV record, as a range of the record's bytes (no copy).
-struct CSVCell {
-    var start: Int
-    var end: Int
-    /// Quoted with `""` inside, so the content needs unescaping.
-    var escaped: Bool
-
-    func raw(_ record: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
-        UnsafeRawBufferPointer(rebasing: record[start..<end])
-    }
-
-    /// The cell's text: borrowed bytes, or an unescaped copy in the rare `""` case. Quoted empty cells are empty.
-    func value(_ record: UnsafeRawBufferPointer) -> RawValue {
-        guard escaped else { return .bytes(raw(record)) }
-        var out: [UInt8] = []
-        var i = start
-        while i < end {
-            out.append(record[i])
-            i += record[i] == 34 && i + 1 < end && record[i + 1] == 34 ? 2 : 1
-        }
-        return .string(String(decoding: out, as: UTF8.self))
-    }
-
-    struct Problem {
-        var offset: Int
-        var reason: String
-    }
-
-    /// Splits a record into `cells` (reusing its storage); a problem when quoting is broken.
-    static func split(_ b: UnsafeRawBufferPointer, delimiter: UInt8, into cells: inout [CSVCell]) -> Problem? {
-        cells.removeAll(keepingCapacity: true)
-        let n = b.count
-        var i = 0
-        while true {
-            // Spaces before an opening quote are tolerated.
-            var j = i
-            while j < n, b[j] == 32 { j += 1 }
-            if j < n, b[j] == 34 {
-                let open = j
-                i = j + 1
-                let start = i
-                var escaped = false
-                while true {
-                    guard i < n else { return Problem(offset: open, reason: "unterminated quoted field") }
-                    if b[i] == 34 {
-                        if i + 1 < n, b[i + 1] == 34 { escaped = true; i += 2; continue }
-                        break
-                    }
-                    i += 1
-                }
-                cells.append(CSVCell(start: start, end: i, escaped: escaped))
-                i += 1
-                while i < n, b[i] == 32 { i += 1 }
-                guard i == n || b[i] == delimiter else {
-                    return Problem(offset: i, reason: "text after the closing quote of a field")
-                }
-            } else {
-                let start = i
-                while i < n, b[i] != delimiter { i += 1 }
-                cells.append(CSVCell(start: start, end: i, escaped: false))
-            }
-            if i >= n { return nil }
-            i += 1  // delimiter
-            if i == n {
-                cells.append(CSVCell(start: n, end: n, escaped: false))
-                return nil
-            }
-        }
     }
 }

@@ -1,96 +1,6 @@
 import TriggerEngine
 
-/// A field's value as a decoder found it, before interpretation. `bytes` borrows the input and is valid only while
-/// the record is being decoded; nothing here allocates except turning a long device id into a `String`.
-enum RawValue {
-    case absent
-    case null
-    case number(Double)
-    /// String content without escapes (JSON), or a CSV cell.
-    case bytes(UnsafeRawBufferPointer)
-    /// A string the JSON parser unescaped.
-    case string(String)
-    case bool(Bool)
-    /// Any other JSON value, by its kind name ("an object").
-    case other(String)
-
-    init(_ json: JSONValue) {
-        switch json {
-        case .null: self = .null
-        case .number(let d): self = .number(d)
-        case .string(let s): self = .string(s)
-        case .bool(let b): self = .bool(b)
-        case .array, .object: self = .other(json.kindName)
-        }
-    }
-
-    var isMissing: Bool {
-        switch self {
-        case .absent, .null: true
-        default: false
-        }
-    }
-
-    /// For messages: what the value is, when it is the wrong kind.
-    var kindName: String {
-        switch self {
-        case .absent: "nothing"
-        case .null: "null"
-        case .number: "a number"
-        case .bytes, .string: "a string"
-        case .bool: "a boolean"
-        case .other(let k): k
-        }
-    }
-
-    /// Runs `body` over the value's text, when it is text.
-    func withText<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R? {
-        switch self {
-        case .bytes(let b): return body(trimmed(b))
-        case .string(let s):
-            var copy = s
-            return copy.withUTF8 { body(trimmed(UnsafeRawBufferPointer($0))) }
-        default: return nil
-        }
-    }
-}
-
-/// The names a format gives the fix fields, used in error reports so they name what the user wrote.
-struct FixFieldNames: Sendable {
-    var device, timestamp, latitude, longitude, accuracy, altitude, speed, course: String
-
-    static let spec = FixFieldNames(
-        device: "device", timestamp: "timestamp", latitude: "latitude", longitude: "longitude",
-        accuracy: "horizontalAccuracy", altitude: "altitude", speed: "speed", course: "course")
-}
-
-/// How a format's values are read.
-struct FixRules: Sendable {
-    enum Timestamps: Sendable {
-        /// RFC 3339 text, or Unix seconds / milliseconds (values above 1e11 are milliseconds).
-        case flexible
-        /// Integer Unix seconds only (OwnTracks `tst`).
-        case unixSecondsInteger
-    }
-
-    var names: FixFieldNames
-    var timestamps: Timestamps = .flexible
-    /// CSV cells are text; JSON formats require real numbers.
-    var numbersFromText = false
-    /// Multiplier from the format's speed unit to m/s.
-    var speedScale = 1.0
-    /// Some producers write a negative or zero accuracy for "unknown" (OwnTracks -1, Traccar 0).
-    var nonPositiveAccuracyIsUnknown = false
-}
-
 private enum TextNumber { case empty, value(Double), invalid }
-
-/// Why one record's fields do not make a fix; the decoder adds source and position.
-struct FieldProblem: Error {
-    var field: String?
-    var reason: String
-    var kind: String
-}
 
 /// The fix fields of one record as found, turned into a validated `LocationFix` by `makeFix`.
 struct FixFields {
@@ -104,82 +14,87 @@ struct FixFields {
     var course = RawValue.absent
 
     func makeFix(_ rules: FixRules, defaultDevice: String?) throws(FieldProblem) -> LocationFix {
-        let names = rules.names
-        let latitude = try Self.number(self.latitude, names.latitude, rules)
-        let longitude = try Self.number(self.longitude, names.longitude, rules)
-        guard let latitude else { throw FieldProblem.missing(names.latitude) }
-        guard let longitude else { throw FieldProblem.missing(names.longitude) }
-        let timestamp = try Self.timestamp(self.timestamp, names.timestamp, rules)
-        var accuracy = try Self.number(self.accuracy, names.accuracy, rules)
+        let latitude = try Self.number(self.latitude, .latitude, rules)
+        let longitude = try Self.number(self.longitude, .longitude, rules)
+        guard let latitude else { throw FieldProblem.missing(rules.names.latitude) }
+        guard let longitude else { throw FieldProblem.missing(rules.names.longitude) }
+        let timestamp = try Self.timestamp(self.timestamp, .timestamp, rules)
+        var accuracy = try Self.number(self.accuracy, .accuracy, rules)
         if rules.nonPositiveAccuracyIsUnknown, let a = accuracy, a <= 0 { accuracy = nil }
-        let altitude = try Self.finite(Self.number(self.altitude, names.altitude, rules), names.altitude)
-        let speed = try Self.finite(Self.number(self.speed, names.speed, rules), names.speed).map { $0 * rules.speedScale }
-        let course = try Self.finite(Self.number(self.course, names.course, rules), names.course)
-        let device = try Self.device(self.device, names.device, defaultDevice)
+        let altitude = try Self.finite(Self.number(self.altitude, .altitude, rules), .altitude, rules)
+        let speed = try Self.finite(Self.number(self.speed, .speed, rules), .speed, rules).map { $0 * rules.speedScale }
+        let course = try Self.finite(Self.number(self.course, .course, rules), .course, rules)
+        let device = try Self.device(self.device, .device, rules, defaultDevice)
         let fix = LocationFix(device: device, timestamp: timestamp, latitude: latitude, longitude: longitude,
                               horizontalAccuracy: accuracy, altitude: altitude, speed: speed, course: course)
-        if let rejection = fix.invalidity { throw FieldProblem(fix, rejection, names) }
+        if let rejection = fix.invalidity { throw FieldProblem(fix, rejection, rules.names) }
         return fix
     }
 
-    static func number(_ v: RawValue, _ field: String, _ rules: FixRules) throws(FieldProblem) -> Double? {
+    static func number(_ v: RawValue, _ key: FixField, _ rules: FixRules) throws(FieldProblem) -> Double? {
+        func field() -> String { rules.names[key] }
         switch v {
         case .absent, .null: return nil
         case .number(let d): return d
         case .bytes, .string:
-            guard rules.numbersFromText else { throw FieldProblem.wrongType(field, expected: "a number", found: v) }
+            guard rules.numbersFromText else { throw FieldProblem.wrongType(field(), expected: "a number", found: v) }
             switch v.withText({ t -> TextNumber in t.isEmpty ? .empty : decimal(t).map { .value($0) } ?? .invalid }) {
             case .value(let d): return d
-            case .invalid: throw FieldProblem(field: field, reason: "\(quoted(v)) is not a number", kind: IngestError.Kind.invalidNumber)
+            case .invalid: throw FieldProblem(field: field(), reason: "\(quoted(v)) is not a number", kind: IngestError.Kind.invalidNumber)
             case .empty, nil: return nil  // an empty cell is an absent value
             }
         default:
-            throw FieldProblem.wrongType(field, expected: "a number", found: v)
+            throw FieldProblem.wrongType(field(), expected: "a number", found: v)
         }
     }
 
-    static func finite(_ d: Double?, _ field: String) throws(FieldProblem) -> Double? {
+    static func finite(_ d: Double?, _ key: FixField, _ rules: FixRules) throws(FieldProblem) -> Double? {
         if let d, !d.isFinite {
+            let field = rules.names[key]
             throw FieldProblem(field: field, reason: "\(field) is not a finite number", kind: IngestError.Kind.notANumber)
         }
         return d
     }
 
-    static func timestamp(_ v: RawValue, _ field: String, _ rules: FixRules) throws(FieldProblem) -> Timestamp {
+    static func timestamp(_ v: RawValue, _ key: FixField, _ rules: FixRules) throws(FieldProblem) -> Timestamp {
+        func field() -> String { rules.names[key] }
         switch v {
         case .absent, .null:
-            throw FieldProblem.missing(field)
+            throw FieldProblem.missing(field())
         case .number(let d):
             if case .unixSecondsInteger = rules.timestamps {
                 // Bounded well inside Int64 microseconds (about ±31,700 years).
                 guard d.isFinite, d == d.rounded(.towardZero), abs(d) <= 1e12 else {
-                    throw FieldProblem(field: field, reason: "\(d) is not an integer number of Unix seconds",
+                    throw FieldProblem(field: field(), reason: "\(d) is not an integer number of Unix seconds",
                                        kind: IngestError.Kind.invalidTimestamp)
                 }
                 return Timestamp(microseconds: Int64(d) * 1_000_000)
             }
             guard let t = unixTime(d) else {
-                throw FieldProblem(field: field, reason: "\(d) is not a Unix time in seconds or milliseconds",
+                throw FieldProblem(field: field(), reason: "\(d) is not a Unix time in seconds or milliseconds",
                                    kind: IngestError.Kind.invalidTimestamp)
             }
             return t
         case .bytes, .string:
             if case .unixSecondsInteger = rules.timestamps {
-                throw FieldProblem.wrongType(field, expected: "an integer", found: v)
+                throw FieldProblem.wrongType(field(), expected: "an integer", found: v)
             }
-            let t: Timestamp?? = v.withText { text -> Timestamp? in
-                if let t = Timestamp.parseRFC3339(text) { return t }
-                if let d = decimal(text) { return unixTime(d) }
-                return nil
-            }
-            guard case .some(.some(let t)) = t else {
-                throw FieldProblem(field: field, reason: "\(quoted(v)) is neither RFC 3339 nor a Unix time",
+            let t: Timestamp?
+            if case .bytes(let b) = v { t = textTime(trimmed(b)) } else { t = v.withText(textTime) ?? nil }
+            guard let t else {
+                throw FieldProblem(field: field(), reason: "\(quoted(v)) is neither RFC 3339 nor a Unix time",
                                    kind: IngestError.Kind.invalidTimestamp)
             }
             return t
         default:
-            throw FieldProblem.wrongType(field, expected: "a time", found: v)
+            throw FieldProblem.wrongType(field(), expected: "a time", found: v)
         }
+    }
+
+    static func textTime(_ text: UnsafeRawBufferPointer) -> Timestamp? {
+        if let t = Timestamp.parseRFC3339(text) { return t }
+        if let d = decimal(text) { return unixTime(d) }
+        return nil
     }
 
     /// Unix seconds, or milliseconds when above 1e11 (year 5138 in seconds, 1973 in milliseconds); bounded so the
@@ -190,11 +105,14 @@ struct FixFields {
         return Timestamp(microseconds: Int64(micro))
     }
 
-    static func device(_ v: RawValue, _ field: String, _ defaultDevice: String?) throws(FieldProblem) -> String {
+    static func device(_ v: RawValue, _ key: FixField, _ rules: FixRules, _ defaultDevice: String?) throws(FieldProblem)
+        -> String
+    {
+        func field() -> String { rules.names[key] }
         switch v {
         case .absent, .null:
             guard let defaultDevice else {
-                throw FieldProblem(field: field, reason: "no \(field) and no default device for this input",
+                throw FieldProblem(field: field(), reason: "no \(field()) and no default device for this input",
                                    kind: IngestError.Kind.missingDevice)
             }
             return defaultDevice
@@ -203,42 +121,12 @@ struct FixFields {
         case .number(let d):
             // Numeric ids (Traccar deviceId, a CSV vehicle number read as JSON) are kept as their integer text.
             guard d.isFinite, d == d.rounded(), abs(d) < 1e15 else {
-                throw FieldProblem.wrongType(field, expected: "a string or an integer", found: v)
+                throw FieldProblem.wrongType(field(), expected: "a string or an integer", found: v)
             }
             return String(Int64(d))
         default:
-            throw FieldProblem.wrongType(field, expected: "a string", found: v)
+            throw FieldProblem.wrongType(field(), expected: "a string", found: v)
         }
-    }
-}
-
-extension FieldProblem {
-    static func missing(_ field: String) -> FieldProblem {
-        FieldProblem(field: field, reason: "\(field) is missing", kind: IngestError.Kind.missingField)
-    }
-
-    static func wrongType(_ field: String, expected: String, found: RawValue) -> FieldProblem {
-        FieldProblem(field: field, reason: "\(field) must be \(expected), found \(found.kindName)",
-                     kind: IngestError.Kind.wrongType)
-    }
-
-    /// The engine's own rejection, with the value that caused it.
-    init(_ fix: LocationFix, _ rejection: FixRejection, _ names: FixFieldNames) {
-        let field: String
-        var reason = rejection.description
-        switch rejection {
-        case .missingDevice: field = names.device
-        case .notANumber: field = fix.latitude.isFinite ? names.longitude : names.latitude
-        case .latitudeOutOfRange: field = names.latitude; reason += " (\(fix.latitude))"
-        case .longitudeOutOfRange: field = names.longitude; reason += " (\(fix.longitude))"
-        case .negativeAccuracy: field = names.accuracy; reason += " (\(fix.horizontalAccuracy ?? 0))"
-        default: field = names.timestamp
-        }
-        self.init(field: field, reason: reason, kind: rejection.rawValue)
-    }
-
-    func ingestError(source: String, line: Int?, offset: Int?) -> IngestError {
-        IngestError(source: source, line: line, offset: offset, field: field, reason: reason, kind: kind)
     }
 }
 

@@ -4,7 +4,7 @@ import TriggerEngine
 /// seconds/milliseconds, `latitude`, `longitude`, `horizontalAccuracy`, `altitude`, `speed` m/s, `course`).
 /// Blank lines are skipped, unknown keys ignored. The replay hot path: flat lines are read by an allocation-free byte
 /// scanner; only lines with escapes or nested values go through `JSONParser`.
-public struct NDJSONFixDecoder: TraceDecoding {
+public struct NDJSONFixDecoder: TraceDecoding, Sendable {
     public let source: String
     /// The device of lines without `device` (usually from the file name); without it such lines are errors.
     public let defaultDevice: String?

@@ -5,7 +5,7 @@ import TriggerEngine
 /// `identity` object: iBeacon `uuid`/`major`/`minor`; AltBeacon `"type": "altbeacon"` with `id1`/`id2`/`id3`;
 /// Eddystone-UID `namespace`/`instance` (hex). Proximity is left `.unknown`: the Beacons module estimates it.
 /// Sightings arrive at radio rates, far below fix replay rates, so every line goes through `JSONParser`.
-public struct NDJSONSightingDecoder {
+public struct NDJSONSightingDecoder: Sendable {
     public let source: String
     public let defaultDevice: String?
     private var lines = LineSplitter()
@@ -54,10 +54,10 @@ public struct NDJSONSightingDecoder {
                                kind: IngestError.Kind.wrongType)
         }
         let rules = FixRules(names: .spec)
-        let device = try FixFields.device(RawValue(value["device"]), "device", defaultDevice)
+        let device = try FixFields.device(RawValue(value["device"]), .device, rules, defaultDevice)
         if device.isEmpty { throw FieldProblem(field: "device", reason: FixRejection.missingDevice.description,
                                                kind: IngestError.Kind.missingDevice) }
-        let timestamp = try FixFields.timestamp(RawValue(value["timestamp"]), "timestamp", rules)
+        let timestamp = try FixFields.timestamp(RawValue(value["timestamp"]), .timestamp, rules)
         var identitySource = value
         if let nested = value["identity"], !nested.isNull {
             guard case .object = nested else {

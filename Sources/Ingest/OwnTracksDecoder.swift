@@ -6,7 +6,7 @@ import TriggerEngine
 /// one (it is unique, a `tid` is two letters), else `tid`, else `defaultDevice`.
 /// Other valid types (transition, waypoint, lwt, cmd, card, …) are not fixes: they are counted as ignored, not errors.
 /// Messages that break the schema's rules are errors with the reason.
-public struct OwnTracksDecoder: TraceDecoding {
+public struct OwnTracksDecoder: TraceDecoding, Sendable {
     public let source: String
     public let defaultDevice: String?
     /// Valid messages that are not locations.
@@ -114,11 +114,4 @@ public struct OwnTracksDecoder: TraceDecoding {
         guard levels.count >= 2 else { return levels.first.map(String.init) }
         return levels[levels.count - 2] + "/" + levels[levels.count - 1]
     }
-}
-
-/// A valid OwnTracks message that is not a location (transition, waypoint, lwt, cmd, card, …).
-public struct OwnTracksIgnoredMessage: Sendable, Hashable {
-    public var type: String
-    /// The line the message's document starts on.
-    public var line: Int
 }

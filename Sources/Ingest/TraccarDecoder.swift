@@ -5,7 +5,7 @@ import TriggerEngine
 /// Fields: `fixTime` (else `deviceTime`, ISO 8601), `latitude`, `longitude`, `altitude`, `speed` (knots, converted to
 /// m/s), `course`, `accuracy` (0 is Traccar's "unknown"), `valid`. The device is the forwarded device's `uniqueId`
 /// (else its `name`), else the position's `uniqueId`, else its numeric `deviceId`, else `defaultDevice`.
-public struct TraccarDecoder: TraceDecoding {
+public struct TraccarDecoder: TraceDecoding, Sendable {
     public let source: String
     public let defaultDevice: String?
     /// Traccar sends `valid: false` when the device had no satellite fix and repeated its last position; such
@@ -119,12 +119,5 @@ public struct TraccarDecoder: TraceDecoding {
             }
         }
         return fix
-    }
-}
-
-extension RawValue {
-    init(_ json: JSONValue?) {
-        guard let json else { self = .absent; return }
-        self.init(json)
     }
 }

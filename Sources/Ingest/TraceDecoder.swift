@@ -1,7 +1,7 @@
 import TriggerEngine
 
 /// Any trace format behind one concrete type: an enum over the decoders, so the replay loop calls no existential.
-public struct TraceDecoder: TraceDecoding {
+public struct TraceDecoder: TraceDecoding, Sendable {
     private enum Storage {
         case csv(CSVFixDecoder)
         case ndjson(NDJSONFixDecoder)

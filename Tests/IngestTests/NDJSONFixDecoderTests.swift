@@ -94,6 +94,68 @@ import TriggerEngine
         #expect(nested == plain)
     }
 
+    /// The fast path checks strings eight bytes at a time: an escape or control character at any position, near
+    /// either end of a word, must still send the line to the full parser.
+    @Test(arguments: 0..<20)
+    func escapesAndControlCharactersAreSeenAtEveryPositionInAString(position: Int) throws {
+        var name = Array("abcdefghijklmnopqrst".utf8)
+        name.insert(contentsOf: Array(#"\""#.utf8), at: position)
+        let escaped = decode(decoder, #"{"device":""# + String(decoding: name, as: UTF8.self)
+                             + #"","timestamp":1,"latitude":1,"longitude":2}"#)
+        var expected = Array("abcdefghijklmnopqrst".utf8)
+        expected.insert(34, at: position)
+        #expect(escaped.fixes.map(\.device) == [String(decoding: expected, as: UTF8.self)])
+
+        var raw = Array("abcdefghijklmnopqrst".utf8)
+        raw.insert(1, at: position)
+        let control = decode(decoder, #"{"device":""# + String(decoding: raw, as: UTF8.self)
+                             + #"","timestamp":1,"latitude":1,"longitude":2}"#)
+        #expect(control.kinds == ["malformed-json"])
+    }
+
+    /// Whatever the fast path does, a line is malformed exactly when the full JSON parser rejects it.
+    @Test func aLineIsMalformedExactlyWhenTheJSONParserRejectsIt() throws {
+        let template = Array(#"{"device":"truck-12","timestamp":"2026-11-20T08:15:02Z","latitude":52.52,"longitude":13.4,"speed":1e1,"x":[true,null,{"a":[],"b":{}}],"y":{"k":-0.5e-3,"l":[[1],"s"]}}"#.utf8)
+        let inserts = Array("{}[]\",:0-.eE \u{1}tfn".utf8)
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        for _ in 0..<6000 {
+            state ^= state << 13; state ^= state >> 7; state ^= state << 17
+            var line = template
+            let at = Int(state % UInt64(line.count))
+            if state & 0x100 == 0 {
+                line.insert(inserts[Int(state >> 20) % inserts.count], at: at)
+            } else {
+                line.remove(at: at)
+            }
+            let parserAccepts = (try? JSONParser.parse(line)) != nil
+            let out = decode(decoder, line)
+            #expect(out.kinds.contains("malformed-json") == !parserAccepts, "\(String(decoding: line, as: UTF8.self))")
+            #expect(out.fixes.count + out.errors.count == 1)
+        }
+    }
+
+    /// A nested value sends a line to the full parser, so each number is read once by each path.
+    @Test(arguments: ["0", "-0", "0.1", "52.52", "-33.868820", "12.345678901234567", "0.0000000000000000000001234",
+                      "1e1", "1.5E-3", "89.99999999999999999999", "123456789012345", "1234567890123456789"])
+    func theFastPathReadsNumbersBitForBitLikeTheFullParser(number: String) {
+        let fast = decode(decoder, #"{"device":"a","timestamp":1,"latitude":0,"longitude":0,"altitude":\#(number)}"#)
+        let full = decode(decoder,
+                          #"{"device":"a","timestamp":1,"latitude":0,"longitude":0,"altitude":\#(number),"z":[0]}"#)
+        #expect(fast.fixes.count == 1)
+        #expect(fast.fixes.first?.altitude?.bitPattern == full.fixes.first?.altitude?.bitPattern)
+        #expect(fast.fixes.first?.altitude?.bitPattern == (try? JSONParser.parse(number))?.doubleValue?.bitPattern)
+    }
+
+    @Test func deeplyNestedUnknownValuesAreReadUpToTheParsersDepthLimit() {
+        func line(depth: Int) -> String {
+            #"{"device":"a","timestamp":1,"latitude":1,"longitude":2,"x":"#
+                + String(repeating: "[", count: depth) + String(repeating: "]", count: depth) + "}"
+        }
+        #expect(decode(decoder, line(depth: 63)).fixes.count == 1)
+        #expect(decode(decoder, line(depth: 70)).fixes.count == 1)
+        #expect(decode(decoder, line(depth: 600)).kinds == ["malformed-json"])
+    }
+
     @Test func unknownKeysAreIgnoredAndLaterDuplicatesWinOnBothPaths() {
         let fast = decode(decoder, #"{"x":true,"device":"a","timestamp":1,"latitude":1,"latitude":2,"longitude":3,"y":null}"#)
         let slow = decode(decoder, #"{"x":[true],"device":"a","timestamp":1,"latitude":1,"latitude":2,"longitude":3}"#)

@@ -1,0 +1,47 @@
+/// The names a format gives the fix fields, used in error reports so they name what the user wrote.
+struct FixFieldNames: Sendable {
+    var device, timestamp, latitude, longitude, accuracy, altitude, speed, course: String
+
+    static let spec = FixFieldNames(
+        device: "device", timestamp: "timestamp", latitude: "latitude", longitude: "longitude",
+        accuracy: "horizontalAccuracy", altitude: "altitude", speed: "speed", course: "course")
+}
+
+/// A fix field, named only when an error is reported, so the hot path never copies the names.
+enum FixField {
+    case device, timestamp, latitude, longitude, accuracy, altitude, speed, course
+}
+
+extension FixFieldNames {
+    subscript(field: FixField) -> String {
+        switch field {
+        case .device: device
+        case .timestamp: timestamp
+        case .latitude: latitude
+        case .longitude: longitude
+        case .accuracy: accuracy
+        case .altitude: altitude
+        case .speed: speed
+        case .course: course
+        }
+    }
+}
+
+/// How a format's values are read.
+struct FixRules: Sendable {
+    enum Timestamps: Sendable {
+        /// RFC 3339 text, or Unix seconds / milliseconds (values above 1e11 are milliseconds).
+        case flexible
+        /// Integer Unix seconds only (OwnTracks `tst`).
+        case unixSecondsInteger
+    }
+
+    var names: FixFieldNames
+    var timestamps: Timestamps = .flexible
+    /// CSV cells are text; JSON formats require real numbers.
+    var numbersFromText = false
+    /// Multiplier from the format's speed unit to m/s.
+    var speedScale = 1.0
+    /// Some producers write a negative or zero accuracy for "unknown" (OwnTracks -1, Traccar 0).
+    var nonPositiveAccuracyIsUnknown = false
+}
