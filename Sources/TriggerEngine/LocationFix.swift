@@ -33,6 +33,7 @@ public struct LocationFix: Hashable, Sendable {
         if latitude < -90 || latitude > 90 { return .latitudeOutOfRange }
         if longitude < -180 || longitude > 180 { return .longitudeOutOfRange }
         if let a = horizontalAccuracy, !(a >= 0) || !a.isFinite { return .negativeAccuracy }
+        if altitude?.isFinite == false || speed?.isFinite == false || course?.isFinite == false { return .notANumber }
         return nil
     }
 }
@@ -51,7 +52,7 @@ public enum FixRejection: String, Sendable, CaseIterable, CustomStringConvertibl
     public var description: String {
         switch self {
         case .missingDevice: "the device id is missing or empty"
-        case .notANumber: "latitude or longitude is not a finite number"
+        case .notANumber: "latitude, longitude, altitude, speed or course is not a finite number"
         case .latitudeOutOfRange: "latitude is outside [-90, 90]"
         case .longitudeOutOfRange: "longitude is outside [-180, 180]"
         case .negativeAccuracy: "horizontal accuracy is negative or not a finite number"

@@ -46,13 +46,34 @@ public enum NumberParsing {
 
     @usableFromInline
     static func slowDouble(_ bytes: UnsafeRawBufferPointer) -> Double? {
-        guard bytes.count < 400 else { return nil }
-        return withUnsafeTemporaryAllocation(of: CChar.self, capacity: bytes.count + 1) { buf -> Double? in
-            for k in 0..<bytes.count { buf[k] = CChar(bitPattern: bytes[k]) }
-            buf[bytes.count] = 0
+        // strtod alone would also take hex, "nan", "inf" and leading spaces: check the decimal grammar first
+        // (sign, digits, optional fraction, optional exponent).
+        let n = bytes.count
+        guard n > 0, n < 400 else { return nil }
+        var i = 0
+        if bytes[0] == 45 || bytes[0] == 43 { i = 1 }
+        var digits = 0
+        while i < n, bytes[i] >= 48, bytes[i] <= 57 { i += 1; digits += 1 }
+        if i < n, bytes[i] == 46 {
+            i += 1
+            while i < n, bytes[i] >= 48, bytes[i] <= 57 { i += 1; digits += 1 }
+        }
+        guard digits > 0 else { return nil }
+        if i < n, bytes[i] == 101 || bytes[i] == 69 {
+            i += 1
+            if i < n, bytes[i] == 45 || bytes[i] == 43 { i += 1 }
+            var exponentDigits = 0
+            while i < n, bytes[i] >= 48, bytes[i] <= 57 { i += 1; exponentDigits += 1 }
+            guard exponentDigits > 0 else { return nil }
+        }
+        guard i == n else { return nil }
+        return withUnsafeTemporaryAllocation(of: CChar.self, capacity: n + 1) { buf -> Double? in
+            for k in 0..<n { buf[k] = CChar(bitPattern: bytes[k]) }
+            buf[n] = 0
             var end: UnsafeMutablePointer<CChar>? = nil
             let v = strtod(buf.baseAddress!, &end)
-            guard let end, end - buf.baseAddress! == bytes.count else { return nil }
+            // Overflow gives ±infinity (the grammar was valid): range checks downstream name it "not a number".
+            guard let end, end - buf.baseAddress! == n else { return nil }
             return v
         }
     }

@@ -6,8 +6,21 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
     public var microseconds: Int64
 
     @inlinable public init(microseconds: Int64) { self.microseconds = microseconds }
-    @inlinable public init(seconds: Double) { self.microseconds = Int64((seconds * 1_000_000).rounded()) }
-    @inlinable public init(milliseconds: Int64) { self.microseconds = milliseconds &* 1000 }
+    /// Saturates instead of trapping: NaN is 0, values beyond ±146,000 years clamp (input is validated upstream;
+    /// this only guarantees no crash).
+    @inlinable public init(seconds: Double) { self.microseconds = Timestamp.saturatingMicroseconds(seconds) }
+    @inlinable public init(milliseconds: Int64) {
+        self.microseconds = milliseconds.multipliedReportingOverflow(by: 1000).overflow
+            ? (milliseconds < 0 ? Timestamp.distantPast.microseconds : Timestamp.distantFuture.microseconds)
+            : milliseconds * 1000
+    }
+
+    @inlinable
+    static func saturatingMicroseconds(_ seconds: Double) -> Int64 {
+        guard seconds.isFinite else { return seconds.isNaN ? 0 : (seconds < 0 ? .min / 2 : .max / 2) }
+        let us = (seconds * 1_000_000).rounded()
+        return us <= -4.6e18 ? .min / 2 : us >= 4.6e18 ? .max / 2 : Int64(us)
+    }
 
     @inlinable public var seconds: Double { Double(microseconds) / 1_000_000 }
 
@@ -28,7 +41,7 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
     public struct Duration: Hashable, Comparable, Sendable {
         public var microseconds: Int64
         @inlinable public init(microseconds: Int64) { self.microseconds = microseconds }
-        @inlinable public init(seconds: Double) { self.microseconds = Int64((seconds * 1_000_000).rounded()) }
+        @inlinable public init(seconds: Double) { self.microseconds = Timestamp.saturatingMicroseconds(seconds) }
         @inlinable public var seconds: Double { Double(microseconds) / 1_000_000 }
         @inlinable public static func < (a: Duration, b: Duration) -> Bool { a.microseconds < b.microseconds }
         public static let zero = Duration(microseconds: 0)
