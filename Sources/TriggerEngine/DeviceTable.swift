@@ -20,9 +20,12 @@ struct DeviceTable {
     /// and the table degrades gracefully under collisions).
     @inline(__always)
     static func hash(_ name: String) -> UInt32 {
-        var h: UInt32 = 2_166_136_261
-        for b in name.utf8 { h = (h ^ UInt32(b)) &* 16_777_619 }
-        return h
+        var copy = name
+        return copy.withUTF8 { bytes in
+            var h: UInt32 = 2_166_136_261
+            for b in bytes { h = (h ^ UInt32(b)) &* 16_777_619 }
+            return h
+        }
     }
 
     @inline(__always)

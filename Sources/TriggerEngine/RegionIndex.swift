@@ -210,11 +210,18 @@ struct RegionIndex {
     @inline(__always)
     func query(latitude: Double, longitude: Double, margin: Double, stamp: UInt32, stamps: inout [UInt32],
                into out: inout [Int32], cache: inout CellCache) {
-        let dLat = margin > 0 ? Geodesy.latitudeDegrees(spanning: margin) : 0
-        let dLon = margin > 0 ? Geodesy.longitudeDegrees(spanning: margin, atLatitude: abs(latitude)) : 0
         let fLat = Float(latitude), fLon = Float(longitude)
-        // Float rounding of the point is covered by widening the test by one float step.
-        let fdLat = Float(dLat).nextUp + fLat.ulp, fdLon = Float(dLon).nextUp + fLon.ulp
+        // The margin in degrees costs a cosine: worked out only once some box has to be tested.
+        var marginDegrees: (lat: Float, lon: Float)?
+        @inline(__always) func margins() -> (lat: Float, lon: Float) {
+            if let marginDegrees { return marginDegrees }
+            let dLat = margin > 0 ? Geodesy.latitudeDegrees(spanning: margin) : 0
+            let dLon = margin > 0 ? Geodesy.longitudeDegrees(spanning: margin, atLatitude: abs(latitude)) : 0
+            // Float rounding of the point is covered by widening the test by one float step.
+            let m = (Float(dLat).nextUp + fLat.ulp, Float(dLon).nextUp + fLon.ulp)
+            marginDegrees = m
+            return m
+        }
         @inline(__always) func report(_ slot: Int32) {
             if stamps[Int(slot)] != stamp {
                 stamps[Int(slot)] = stamp
@@ -228,7 +235,7 @@ struct RegionIndex {
             overflowNodes.withUnsafeBufferPointer { nodes in
                 if extra > 0 {
                     // Few nodes by construction (rebuilt past a quarter of the index): a scan is fine here.
-                    for n in nodes where n.box.near(fLat, fLon, fdLat, fdLon) { report(n.slot) }
+                    for n in nodes where n.box.near(fLat, fLon, margins().lat, margins().lon) { report(n.slot) }
                     return
                 }
                 for level in overflowLevels {
@@ -237,7 +244,7 @@ struct RegionIndex {
                     var e = overflowHeads.lookup(key) ?? -1
                     while e >= 0 {
                         let n = nodes[Int(e)]
-                        if n.box.near(fLat, fLon, fdLat, fdLon) { report(n.slot) }
+                        if n.box.near(fLat, fLon, margins().lat, margins().lon) { report(n.slot) }
                         e = n.next
                     }
                 }
@@ -249,7 +256,7 @@ struct RegionIndex {
                 if extra > 0, let finest = occupiedLevels.last {
                     let size = RegionIndex.cellSize(finest)
                     if (2 * exLon / size + 2) * (2 * exLat / size + 2) > 1024 {
-                        for i in 0..<boxes.count where boxes[i].near(fLat, fLon, fdLat, fdLon) { report(slots[i]) }
+                        for i in 0..<boxes.count where boxes[i].near(fLat, fLon, margins().lat, margins().lon) { report(slots[i]) }
                         return
                     }
                 }
@@ -266,7 +273,7 @@ struct RegionIndex {
                     }
                     guard r >= 0 else { return }
                     let start = Int(rangeStart[Int(r)]), end = start + Int(rangeCount[Int(r)])
-                    for i in start..<end where boxes[i].near(fLat, fLon, fdLat, fdLon) { report(slots[i]) }
+                    for i in start..<end where boxes[i].near(fLat, fLon, margins().lat, margins().lon) { report(slots[i]) }
                     return
                 }
                 for level in occupiedLevels {
@@ -278,7 +285,7 @@ struct RegionIndex {
                         for y in y0...y1 {
                             guard let r = cells.lookup(RegionIndex.key(level: level, x: x, y: y)) else { continue }
                             let start = Int(rangeStart[Int(r)]), end = start + Int(rangeCount[Int(r)])
-                            for i in start..<end where boxes[i].near(fLat, fLon, fdLat, fdLon) { report(slots[i]) }
+                            for i in start..<end where boxes[i].near(fLat, fLon, margins().lat, margins().lon) { report(slots[i]) }
                         }
                     }
                 }
