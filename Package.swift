@@ -49,7 +49,7 @@ let package = Package(
         .executableTarget(
             name: "geotrigger-bench",
             dependencies: [
-                "TriggerEngine", "Ingest",
+                "TriggerEngine", "Ingest", "Beacons",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),

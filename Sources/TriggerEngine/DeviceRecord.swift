@@ -1,22 +1,32 @@
-/// One device's position in time and its stored pair states.
+/// What a fix needs of its device, in exactly one 64-byte cache line (with many devices, each fix's device is a
+/// cache miss: this keeps it to one).
 struct DeviceRecord {
     var name: String
-    /// Newest fix processed (ordering and duplicate checks).
+    /// Newest fix processed (ordering and duplicate checks); `distantPast` before the first.
     var lastFixTime = Timestamp.distantPast
-    var lastLatitude = Double.nan
-    var lastLongitude = Double.nan
-    var lastAccuracy = -1.0
+    /// Bits of the newest fix's position and accuracy, to recognise an exact duplicate at the same timestamp.
+    var lastFixFingerprint: UInt64 = 0
     /// Request-set generation at the last evaluated fix.
     var lastGeneration: UInt64 = 0
-    var hasFix = false
-    /// Newest sighting processed (observers).
-    var lastSightingTime = Timestamp.distantPast
-    /// Since when this observer has been listening (first sighting, or when its scanner started).
-    var observingSince = Timestamp.distantFuture
-    /// Last activity of any kind, for idle expiry.
-    var lastActivity = Timestamp.distantPast
     var pairs: ContiguousArray<PairState> = []
     var cellCache = RegionIndex.CellCache()
 
     init(name: String) { self.name = name }
+
+    var hasFix: Bool { lastFixTime > .distantPast }
+
+    static func fingerprint(latitude: Double, longitude: Double, accuracy: Double) -> UInt64 {
+        var h = latitude.bitPattern &* 0x9E37_79B9_7F4A_7C15
+        h = (h ^ longitude.bitPattern) &* 0xBF58_476D_1CE4_E5B9
+        h = (h ^ accuracy.bitPattern) &* 0x94D0_49BB_1331_11EB
+        return h ^ (h >> 31)
+    }
+}
+
+/// The colder part of a device: beacon observation times. Kept in a parallel array.
+struct ObserverRecord {
+    /// Newest sighting processed.
+    var lastSightingTime = Timestamp.distantPast
+    /// Since when this observer has been listening (first sighting, or when its scanner started).
+    var observingSince = Timestamp.distantFuture
 }

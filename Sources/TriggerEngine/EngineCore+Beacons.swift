@@ -6,11 +6,10 @@ extension EngineCore {
         guard !s.device.isEmpty else { return reject(.missingDevice) }
         if configuration.clock == .eventTime, s.timestamp > now { advance(to: s.timestamp, emit: emit) }
         let d = deviceIndex(s.device, at: s.timestamp)
-        if s.timestamp < devices[Int(d)].lastSightingTime { return reject(.late) }
+        if s.timestamp < observers[Int(d)].lastSightingTime { return reject(.late) }
         statistics.sightingsEvaluated += 1
-        if devices[Int(d)].observingSince == .distantFuture { devices[Int(d)].observingSince = s.timestamp }
-        devices[Int(d)].lastSightingTime = s.timestamp
-        devices[Int(d)].lastActivity = max(devices[Int(d)].lastActivity, s.timestamp)
+        if observers[Int(d)].observingSince == .distantFuture { observers[Int(d)].observingSince = s.timestamp }
+        observers[Int(d)].lastSightingTime = s.timestamp
         guard let identity = s.identity else {
             statistics.telemetryFrames += 1
             return .evaluated
@@ -49,8 +48,8 @@ extension EngineCore {
     /// heard for a whole exit timeout counts as outside and a first sighting after that is an entry.
     mutating func observerStarted(device: String, at time: Timestamp) {
         let d = deviceIndex(device, at: time)
-        if devices[Int(d)].observingSince == .distantFuture || time < devices[Int(d)].observingSince {
-            devices[Int(d)].observingSince = time
+        if observers[Int(d)].observingSince == .distantFuture || time < observers[Int(d)].observingSince {
+            observers[Int(d)].observingSince = time
         }
     }
 }

@@ -44,14 +44,21 @@ extension EngineCore {
         compactPairs(device: t.device)
     }
 
+    /// The newest fix, sighting or listening start of a device.
+    func lastActivity(device d: Int) -> Timestamp {
+        let o = observers[d]
+        return max(devices[d].lastFixTime, o.lastSightingTime, o.observingSince == .distantFuture ? .distantPast : o.observingSince)
+    }
+
     mutating func expireIdleDevices(olderThan cutoff: Timestamp) {
-        for d in devices.indices where !devices[d].name.isEmpty && devices[d].lastActivity < cutoff {
+        for d in devices.indices where !devices[d].name.isEmpty && lastActivity(device: d) < cutoff {
             // Pending dwell or beacon deadlines keep a device: its state still has something to say.
             if devices[d].pairs.contains(where: { $0.phase == .entering || ($0.phase == .inside && slots[Int($0.slot)].kind == .beacon) }) {
                 continue
             }
             deviceTable.remove(hash: DeviceTable.hash(devices[d].name), index: Int32(d))
             devices[d] = DeviceRecord(name: "")
+            observers[d] = ObserverRecord()
             freeDevices.append(Int32(d))
             statistics.devicesExpired += 1
         }

@@ -25,7 +25,7 @@ extension EngineCore {
         }
         memberships.sort { $0.identifier < $1.identifier }
         return DeviceStatus(device: name, lastFix: dev.hasFix ? dev.lastFixTime : nil,
-                            lastSighting: dev.lastSightingTime > .distantPast ? dev.lastSightingTime : nil,
+                            lastSighting: observers[Int(d)].lastSightingTime > .distantPast ? observers[Int(d)].lastSightingTime : nil,
                             memberships: memberships)
     }
 }

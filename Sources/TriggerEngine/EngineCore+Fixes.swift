@@ -12,14 +12,14 @@ extension EngineCore {
         if devices[Int(d)].hasFix {
             let last = devices[Int(d)].lastFixTime
             if fix.timestamp < last { return reject(.late) }
-            if fix.timestamp == last, fix.latitude == devices[Int(d)].lastLatitude,
-                fix.longitude == devices[Int(d)].lastLongitude, accuracy == devices[Int(d)].lastAccuracy
+            if fix.timestamp == last,
+                DeviceRecord.fingerprint(latitude: fix.latitude, longitude: fix.longitude, accuracy: accuracy)
+                    == devices[Int(d)].lastFixFingerprint
             {
                 return reject(.duplicate)
             }
         }
         statistics.fixesEvaluated += 1
-        devices[Int(d)].lastActivity = max(devices[Int(d)].lastActivity, fix.timestamp)
 
         // 1. Candidates from the index, de-duplicated with a per-fix stamp.
         let currentStamp = nextStamp()
@@ -58,11 +58,8 @@ extension EngineCore {
         compactPairs(device: d)
 
         devices[Int(d)].lastFixTime = fix.timestamp
-        devices[Int(d)].lastLatitude = fix.latitude
-        devices[Int(d)].lastLongitude = fix.longitude
-        devices[Int(d)].lastAccuracy = accuracy
+        devices[Int(d)].lastFixFingerprint = DeviceRecord.fingerprint(latitude: fix.latitude, longitude: fix.longitude, accuracy: accuracy)
         devices[Int(d)].lastGeneration = generation
-        devices[Int(d)].hasFix = true
         return .evaluated
     }
 
@@ -128,11 +125,12 @@ extension EngineCore {
         if let free = freeDevices.popLast() {
             d = free
             devices[Int(d)] = DeviceRecord(name: name)
+            observers[Int(d)] = ObserverRecord()
         } else {
             d = Int32(devices.count)
             devices.append(DeviceRecord(name: name))
+            observers.append(ObserverRecord())
         }
-        devices[Int(d)].lastActivity = time
         deviceTable.insert(hash: h, index: d)
         return d
     }

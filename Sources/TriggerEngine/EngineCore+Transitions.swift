@@ -12,7 +12,7 @@ extension EngineCore {
     func impliedPhase(device d: Int32, slot: Int32, at time: Timestamp) -> PairState.Phase {
         let g = slots[Int(slot)]
         if g.kind == .beacon {
-            return Self.beaconSilenceElapsed(observingSince: devices[Int(d)].observingSince, slot: g, at: time) ? .outside : .unknown
+            return Self.beaconSilenceElapsed(observingSince: observers[Int(d)].observingSince, slot: g, at: time) ? .outside : .unknown
         }
         return devices[Int(d)].hasFix && devices[Int(d)].lastGeneration >= g.addedGeneration ? .outside : .unknown
     }
@@ -122,7 +122,7 @@ extension EngineCore {
     mutating func compactPairs(device d: Int32) {
         let time = now
         // Read before the in-place removal: the closure must not touch `devices` while its pairs are being modified.
-        let observingSince = devices[Int(d)].observingSince
+        let observingSince = observers[Int(d)].observingSince
         devices[Int(d)].pairs.removeAll { p in
             guard slotGenerations[Int(p.slot)] == p.slotGeneration, slots[Int(p.slot)].kind != .empty else { return true }
             let c = slots[Int(p.slot)]

@@ -25,7 +25,8 @@ struct EngineCore {
 
     // Devices.
     var deviceTable = DeviceTable()
-    var devices: [DeviceRecord] = []
+    var devices = CacheAlignedArray<DeviceRecord>()
+    var observers: [ObserverRecord] = []
     var freeDevices: [Int32] = []
     var lastSweep = Timestamp.distantPast
 

@@ -30,8 +30,8 @@ struct RegionIndex {
     /// A device's last base-level cell: fixes of a moving device mostly land in the same cell, so the probe (a
     /// likely cache miss with many cells) is skipped. Valid while the frozen grid is the one it was taken from.
     struct CellCache {
-        var version: UInt32 = .max
         var key: UInt64 = 0
+        var version: UInt32 = .max
         var range: Int32 = -1
     }
 
@@ -269,7 +269,7 @@ struct RegionIndex {
                         r = cache.range
                     } else {
                         r = cells.lookup(key) ?? -1
-                        cache = CellCache(version: version, key: key, range: r)
+                        cache = CellCache(key: key, version: version, range: r)
                     }
                     guard r >= 0 else { return }
                     let start = Int(rangeStart[Int(r)]), end = start + Int(rangeCount[Int(r)])

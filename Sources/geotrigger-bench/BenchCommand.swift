@@ -5,8 +5,15 @@ import Foundation
 struct BenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "geotrigger-bench",
-        abstract: "Measures the trigger engine on generated workloads and exports them for the shapely peer.",
-        discussion: "Run through Tools/benchmark.sh, which builds in release mode, runs the peer in the same run and writes BENCHMARKS.md figures.")
+        abstract: "GeoTrigger's benchmarks; run through Tools/benchmark.sh, which builds in release mode and runs the peers in the same run.",
+        subcommands: [EngineBench.self, TraceBench.self, BTSnoopBench.self],
+        defaultSubcommand: EngineBench.self)
+}
+
+struct EngineBench: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "engine",
+        abstract: "Measures the trigger engine on generated workloads and exports them for the shapely peer.")
 
     @Option(help: "Region counts to measure.") var regions: [Int] = [10_000, 100_000]
     @Option(help: "Devices in the fix stream.") var devices = 100_000

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# GeoTrigger's benchmarks, with the peers measured in the same run on identical data:
+#   1. engine vs shapely 2 (GEOS STRtree, vectorised "which regions contain this point"): circles and polygons
+#      (16–1,000 vertices), 10k and 100k regions, 100k devices, sparse and dense;
+#   2. replay end to end (read, parse, evaluate, write) of a 10M-fix NDJSON and CSV trace vs the engine alone;
+#   3. btsnoop decoding: 1M advertising reports through `geotrigger scan --btsnoop`.
+# Installs shapely/numpy from PyPI. Results go to stdout and out/benchmarks/. Options: QUICK=1 for smaller sizes.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+Tools/setup.sh
+python3 -c "import shapely, numpy" 2>/dev/null || pip install -q shapely numpy
+swift build -c release --product geotrigger-bench >&2
+swift build -c release --product geotrigger >&2
+bin=.build/release
+work=$(mktemp -d /tmp/geotrigger-bench.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+mkdir -p out/benchmarks
+stamp=$(date -u +%Y-%m-%dT%H%MZ)
+results=out/benchmarks/results-$stamp.tsv
+sparse_fixes=2000000; dense_fixes=200000; trace_fixes=10000000; reports=1000000; counts="10000 100000"
+if [ "${QUICK:-0}" = 1 ]; then sparse_fixes=400000; dense_fixes=50000; trace_fixes=1000000; reports=100000; counts="10000"; fi
+
+echo "# engine vs shapely ($(nproc) cores, $(uname -r), $(swift --version 2>&1 | head -1))" | tee "$results"
+for shape in circles polygons; do
+  for density in sparse dense; do
+    fixes=$sparse_fixes; [ "$density" = dense ] && fixes=$dense_fixes
+    for n in $counts; do
+      case_dir=$work/cases
+      rm -rf "$case_dir"
+      engine=$($bin/geotrigger-bench engine --regions "$n" --devices 100000 --fixes "$fixes" --shapes "$shape" \
+               --densities "$density" --export "$case_dir" | tail -1)
+      peer=$(python3 Tools/bench/shapely_peer.py "$case_dir/$shape-$density-$n" | tail -1)
+      e_rate=$(echo "$engine" | cut -f5); p_rate=$(echo "$peer" | cut -f4)
+      ratio=$(python3 -c "print(f'{$e_rate / $p_rate:.2f}')")
+      printf 'engine\t%s\nshapely\t%s\nratio\t%s-%s-%s\t%s\n' "$engine" "$peer" "$shape" "$density" "$n" "$ratio" | tee -a "$results"
+    done
+  done
+done
+
+echo "# replay end to end ($trace_fixes fixes, 10k circles, 10k devices)" | tee -a "$results"
+engine_only=$($bin/geotrigger-bench trace --fixes "$trace_fixes" --out "$work/trace" | tail -1)
+echo "$engine_only" | tee -a "$results"
+for fmt in ndjson csv; do
+  size=$(stat -c %s "$work/trace/trace.$fmt")
+  start=$(date +%s.%N)
+  $bin/geotrigger replay "$work/trace/regions.json" "$work/trace/trace.$fmt" -o /dev/null 2>"$work/summary.txt"
+  end=$(date +%s.%N)
+  python3 - "$fmt" "$trace_fixes" "$start" "$end" "$size" "$(echo "$engine_only" | cut -f3)" <<'PY' | tee -a "$results"
+import sys
+fmt, n, start, end, size, engine = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4]), int(sys.argv[5]), float(sys.argv[6])
+rate = n / (end - start)
+print(f"replay-{fmt}\t{n}\t{rate:.0f} fixes/s\t{size / (end - start) / 1e6:.0f} MB/s\t{rate / engine:.2f} of engine-only")
+PY
+done
+
+echo "# btsnoop decoding ($reports reports)" | tee -a "$results"
+$bin/geotrigger-bench btsnoop --reports "$reports" --out "$work/capture.btsnoop" >/dev/null
+start=$(date +%s.%N)
+$bin/geotrigger scan --btsnoop "$work/capture.btsnoop" --observer bench -o /dev/null 2>"$work/scan.txt"
+end=$(date +%s.%N)
+python3 -c "import sys; n=$reports; t=$end-$start; print(f'scan-btsnoop\t{n}\t{n/t:.0f} reports/s\t{t:.2f} s')" | tee -a "$results"
+echo "results: $results" >&2
