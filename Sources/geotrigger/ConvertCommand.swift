@@ -25,14 +25,7 @@ struct ConvertCommand: ParsableCommand {
         var rejected = 0, converted = 0
         var failed = false
         for path in traces {
-            var reader: TraceFileReader
-            do {
-                reader = try TraceFileReader(path: path, format: format.flatMap(TraceFormat.init(rawValue:)), defaultDevice: device,
-                                             makeDecoder: DecoderFactory.make)
-            } catch {
-                FileHandle.standardError.write("geotrigger: \(error)\n".data(using: .utf8)!)
-                throw ExitCode(2)
-            }
+            var reader = try DecoderFactory.open(path, format: format, device: device)
             try reader.readAll(
                 onFix: { fix in
                     if let reason = fix.invalidity {

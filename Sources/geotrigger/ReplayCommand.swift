@@ -70,14 +70,7 @@ struct ReplayCommand: ParsableCommand {
         }
 
         for path in traces {
-            var reader: TraceFileReader
-            do {
-                reader = try TraceFileReader(path: path, format: format.flatMap(TraceFormat.init(rawValue:)), defaultDevice: device,
-                                             makeDecoder: DecoderFactory.make)
-            } catch {
-                FileHandle.standardError.write("geotrigger: \(error)\n".data(using: .utf8)!)
-                throw ExitCode(2)
-            }
+            var reader = try DecoderFactory.open(path, format: format, device: device)
             var progress = TerminalProgress(total: reader.size, label: "replay \(path):")
             try reader.readAll(
                 onFix: { fix in
