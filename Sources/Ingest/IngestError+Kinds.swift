@@ -28,6 +28,10 @@ extension IngestError {
         public static let invalidBeaconField = "invalid-beacon-field"
         /// A line or document longer than the decoder's limit; it is skipped, not buffered without bound.
         public static let recordTooLong = "record-too-long"
+        /// A GPX document that is not well-formed XML (or not GPX).
+        public static let malformedXML = "malformed-xml"
+        /// A GPX point without <time>.
+        public static let missingTime = "missing-time"
         public static let invalidTimestamp = FixRejection.invalidTimestamp.rawValue
         public static let missingDevice = FixRejection.missingDevice.rawValue
         public static let latitudeOutOfRange = FixRejection.latitudeOutOfRange.rawValue

@@ -7,7 +7,8 @@ public struct TraceDecoder: TraceDecoding, Sendable {
         case ndjson(NDJSONFixDecoder)
         case owntracks(OwnTracksDecoder)
         case traccar(TraccarDecoder)
-        // NMEA and GPX plug in here: `case nmea(NMEADecoder)`, `case gpx(GPXDecoder)`.
+        case gpx(GPXDecoder)
+        // NMEA plugs in here: `case nmea(NMEADecoder)`.
         /// Held only while a decoder is taken out to be mutated, so its buffers are never copied.
         case moving
     }
@@ -23,7 +24,8 @@ public struct TraceDecoder: TraceDecoding, Sendable {
         case .ndjson: storage = .ndjson(NDJSONFixDecoder(source: source, defaultDevice: defaultDevice))
         case .owntracks: storage = .owntracks(OwnTracksDecoder(source: source, defaultDevice: defaultDevice))
         case .traccar: storage = .traccar(TraccarDecoder(source: source, defaultDevice: defaultDevice))
-        case .nmea, .gpx: return nil
+        case .gpx: storage = .gpx(GPXDecoder(source: source, defaultDevice: defaultDevice))
+        case .nmea: return nil
         }
     }
 
@@ -31,6 +33,7 @@ public struct TraceDecoder: TraceDecoding, Sendable {
     public init(_ decoder: NDJSONFixDecoder) { format = .ndjson; storage = .ndjson(decoder) }
     public init(_ decoder: OwnTracksDecoder) { format = .owntracks; storage = .owntracks(decoder) }
     public init(_ decoder: TraccarDecoder) { format = .traccar; storage = .traccar(decoder) }
+    public init(_ decoder: GPXDecoder) { format = .gpx; storage = .gpx(decoder) }
 
     public mutating func decode(
         _ chunk: UnsafeRawBufferPointer, onFix: (LocationFix) -> Void, onError: (IngestError) -> Void
@@ -41,6 +44,7 @@ public struct TraceDecoder: TraceDecoding, Sendable {
         case .ndjson(var d): storage = .moving; d.decode(chunk, onFix: onFix, onError: onError); storage = .ndjson(d)
         case .owntracks(var d): storage = .moving; d.decode(chunk, onFix: onFix, onError: onError); storage = .owntracks(d)
         case .traccar(var d): storage = .moving; d.decode(chunk, onFix: onFix, onError: onError); storage = .traccar(d)
+        case .gpx(var d): storage = .moving; d.decode(chunk, onFix: onFix, onError: onError); storage = .gpx(d)
         case .moving: break
         }
     }
@@ -52,6 +56,7 @@ public struct TraceDecoder: TraceDecoding, Sendable {
         case .ndjson(var d): storage = .moving; d.finish(onFix: onFix, onError: onError); storage = .ndjson(d)
         case .owntracks(var d): storage = .moving; d.finish(onFix: onFix, onError: onError); storage = .owntracks(d)
         case .traccar(var d): storage = .moving; d.finish(onFix: onFix, onError: onError); storage = .traccar(d)
+        case .gpx(var d): storage = .moving; d.finish(onFix: onFix, onError: onError); storage = .gpx(d)
         case .moving: break
         }
     }

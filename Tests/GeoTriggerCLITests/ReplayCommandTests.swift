@@ -17,6 +17,21 @@ import TriggerEngine
         }
     }
 
+    @Test func theREADMEDemoGPXReplayMatchesItsGoldenFile() throws {
+        let r = try CLIRunner.run(["replay", "Data/demo-requests.json", "Data/demo-drive.gpx", "--expect", "Data/demo-expected.ndjson"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let events = try r.lines.map { line -> String in
+            let v = try JSONParser.parse(line)
+            return "\(v["trigger"]?["event"]?.stringValue ?? "?") \(v["identifier"]?.stringValue ?? "?") \(v["device"]?.stringValue ?? "?")"
+        }
+        // What the demo is drawn to show: arrivals and departures with hysteresis, a completed dwell and a cancelled
+        // one, a device-scoped zone, and a one-shot polygon with a hole that fires once for the first truck.
+        #expect(events.contains("entry loading-bay-dwell truck-12"))
+        #expect(!events.contains("entry loading-bay-dwell truck-13"))
+        #expect(events.filter { $0.hasPrefix("entry tempelhof-field-once") }.count == 1)
+        #expect(events.count == 10)
+    }
+
     @Test func brokenGoldenFileFailsWithAReadableDiff() throws {
         let r = try CLIRunner.run(["replay", "Data/demo-requests.json", "Data/demo-drive.csv",
                                    "--expect", CLIRunner.fixture("demo-csv.broken.ndjson")])
