@@ -32,6 +32,12 @@ extension IngestError {
         public static let malformedXML = "malformed-xml"
         /// A GPX point without <time>.
         public static let missingTime = "missing-time"
+        /// An NMEA sentence whose `*hh` checksum does not match.
+        public static let badChecksum = "bad-checksum"
+        /// An NMEA position sentence with an unreadable field.
+        public static let malformedSentence = "malformed-sentence"
+        /// NMEA positions for which no RMC sentence ever gave the date.
+        public static let missingDate = "missing-date"
         public static let invalidTimestamp = FixRejection.invalidTimestamp.rawValue
         public static let missingDevice = FixRejection.missingDevice.rawValue
         public static let latitudeOutOfRange = FixRejection.latitudeOutOfRange.rawValue

@@ -8,7 +8,7 @@ public struct TraceDecoder: TraceDecoding, Sendable {
         case owntracks(OwnTracksDecoder)
         case traccar(TraccarDecoder)
         case gpx(GPXDecoder)
-        // NMEA plugs in here: `case nmea(NMEADecoder)`.
+        case nmea(NMEADecoder)
         /// Held only while a decoder is taken out to be mutated, so its buffers are never copied.
         case moving
     }
@@ -25,7 +25,7 @@ public struct TraceDecoder: TraceDecoding, Sendable {
         case .owntracks: storage = .owntracks(OwnTracksDecoder(source: source, defaultDevice: defaultDevice))
         case .traccar: storage = .traccar(TraccarDecoder(source: source, defaultDevice: defaultDevice))
         case .gpx: storage = .gpx(GPXDecoder(source: source, defaultDevice: defaultDevice))
-        case .nmea: return nil
+        case .nmea: storage = .nmea(NMEADecoder(source: source, defaultDevice: defaultDevice))
         }
     }
 
@@ -34,6 +34,7 @@ public struct TraceDecoder: TraceDecoding, Sendable {
     public init(_ decoder: OwnTracksDecoder) { format = .owntracks; storage = .owntracks(decoder) }
     public init(_ decoder: TraccarDecoder) { format = .traccar; storage = .traccar(decoder) }
     public init(_ decoder: GPXDecoder) { format = .gpx; storage = .gpx(decoder) }
+    public init(_ decoder: NMEADecoder) { format = .nmea; storage = .nmea(decoder) }
 
     public mutating func decode(
         _ chunk: UnsafeRawBufferPointer, onFix: (LocationFix) -> Void, onError: (IngestError) -> Void
@@ -45,6 +46,7 @@ public struct TraceDecoder: TraceDecoding, Sendable {
         case .owntracks(var d): storage = .moving; d.decode(chunk, onFix: onFix, onError: onError); storage = .owntracks(d)
         case .traccar(var d): storage = .moving; d.decode(chunk, onFix: onFix, onError: onError); storage = .traccar(d)
         case .gpx(var d): storage = .moving; d.decode(chunk, onFix: onFix, onError: onError); storage = .gpx(d)
+        case .nmea(var d): storage = .moving; d.decode(chunk, onFix: onFix, onError: onError); storage = .nmea(d)
         case .moving: break
         }
     }
@@ -57,6 +59,7 @@ public struct TraceDecoder: TraceDecoding, Sendable {
         case .owntracks(var d): storage = .moving; d.finish(onFix: onFix, onError: onError); storage = .owntracks(d)
         case .traccar(var d): storage = .moving; d.finish(onFix: onFix, onError: onError); storage = .traccar(d)
         case .gpx(var d): storage = .moving; d.finish(onFix: onFix, onError: onError); storage = .gpx(d)
+        case .nmea(var d): storage = .moving; d.finish(onFix: onFix, onError: onError); storage = .nmea(d)
         case .moving: break
         }
     }
@@ -66,6 +69,7 @@ public struct TraceDecoder: TraceDecoding, Sendable {
         switch storage {
         case .owntracks(let d): d.ignoredCount
         case .traccar(let d): d.ignoredCount
+        case .nmea(let d): d.ignoredSentences
         default: 0
         }
     }

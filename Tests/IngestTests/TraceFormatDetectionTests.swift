@@ -48,9 +48,8 @@ import TriggerEngine
         #expect(decode(n, ndjson).fixes.count == 1)
     }
 
-    @Test func nmeaIsNotInThisBuildOfTheFacadeButGPXIs() {
-        #expect(TraceDecoder(format: .nmea, source: "x") == nil)
-        #expect(TraceDecoder(format: .gpx, source: "x") != nil)
+    @Test func everyFormatHasADecoder() {
+        for format in TraceFormat.allCases { #expect(TraceDecoder(format: format, source: "x") != nil) }
     }
 
     @Test func theFacadeReportsIgnoredMessages() throws {
