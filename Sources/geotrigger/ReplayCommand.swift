@@ -69,27 +69,54 @@ struct ReplayCommand: ParsableCommand {
             if case .rejected(let reason) = outcome { summary.reject(reason) }
         }
 
-        for path in traces {
-            var reader = try DecoderFactory.open(path, format: format, device: device)
-            var progress = TerminalProgress(total: reader.size, label: "replay \(path):")
-            try reader.readAll(
-                onFix: { fix in
-                    summary.fixesRead += 1
-                    if sortByTime { buffered.append(fix) } else { evaluate(fix) }
-                },
-                onError: { e in
+        // Decoding runs on its own thread; evaluation and output stay here, in file order.
+        let pipeline = TracePipeline(paths: traces) { [format, device] path in
+            try TraceFileReader(path: path, format: format.flatMap(TraceFormat.init(rawValue:)), defaultDevice: device,
+                                makeDecoder: DecoderFactory.make)
+        }
+        pipeline.start()
+        var progress: TerminalProgress?
+        var currentPath = ""
+        while let batch = pipeline.next() {
+            if let failure = batch.failure {
+                sink.flush()
+                FileHandle.standardError.write("geotrigger: \(failure)\n".data(using: .utf8)!)
+                throw ExitCode(2)
+            }
+            if batch.path != currentPath {
+                progress?.finish()
+                progress = TerminalProgress(total: batch.size, label: "replay \(batch.path):")
+                currentPath = batch.path
+            }
+            var nextError = 0
+            for (k, fix) in batch.fixes.enumerated() {
+                while nextError < batch.errors.count, batch.errors[nextError].position <= k {
+                    let e = batch.errors[nextError].error
+                    nextError += 1
                     summary.ingestError(e, listUpTo: showErrors)
-                    if strict, failed == nil { failed = e }
-                },
-                shouldContinue: { failed == nil },
-                progress: { progress.update(bytes: $0, records: summary.fixesRead) })
-            progress.finish()
+                    if strict { failed = e; break }
+                }
+                if failed != nil { break }
+                summary.fixesRead += 1
+                if sortByTime { buffered.append(fix) } else { evaluate(fix) }
+            }
+            if failed == nil {
+                while nextError < batch.errors.count {
+                    let e = batch.errors[nextError].error
+                    nextError += 1
+                    summary.ingestError(e, listUpTo: showErrors)
+                    if strict { failed = e; break }
+                }
+            }
+            progress?.update(bytes: batch.bytesRead, records: summary.fixesRead)
             if let failed {
+                pipeline.cancel()
                 sink.flush()
                 FileHandle.standardError.write("geotrigger: \(failed)\n(--strict: stopped at the first bad record)\n".data(using: .utf8)!)
                 throw ExitCode(2)
             }
         }
+        progress?.finish()
         if sortByTime {
             // Stable: equal timestamps keep their input order (SPEC §2: arrival order).
             let order = buffered.indices.sorted { (buffered[$0].timestamp, $0) < (buffered[$1].timestamp, $1) }
