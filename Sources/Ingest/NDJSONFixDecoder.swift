@@ -95,3 +95,17 @@ func parseRecord(_ bytes: UnsafeRawBufferPointer) throws(FieldProblem) -> JSONVa
                            kind: IngestError.Kind.malformedJSON)
     }
 }
+
+/// The JSON values of one record of a JSON-document stream (a top-level array counts as its items). An oversized or
+/// malformed record is reported and yields nil.
+func jsonMessages(of record: JSONRecordSplitter.Record, maximumLength: Int, report: (FieldProblem) -> Void) -> [JSONValue]? {
+    if record.tooLong {
+        report(FieldProblem(field: nil, reason: "document longer than \(maximumLength) bytes, skipped",
+                            kind: IngestError.Kind.recordTooLong))
+        return nil
+    }
+    let value: JSONValue
+    do throws(FieldProblem) { value = try parseRecord(record.bytes) } catch { report(error); return nil }
+    if case .array(let items) = value { return items }
+    return [value]
+}

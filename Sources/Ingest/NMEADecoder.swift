@@ -135,13 +135,7 @@ public struct NMEADecoder: TraceDecoding, Sendable {
             guard let tod = Self.timeOfDay(fields[0]) else { return fields[0].isEmpty ? noFix() : bad(1, "unreadable time") }
             begin(tod, line: line, onFix, onError)
             guard let quality = NumberParsing.int(fields[5]), quality > 0 else { return noFix() }
-            guard let lat = Self.coordinate(fields[1], fields[2], degreesDigits: 2),
-                let lon = Self.coordinate(fields[3], fields[4], degreesDigits: 3)
-            else { return bad(2, "unreadable position") }
-            epoch?.latitude = lat
-            epoch?.longitude = lon
-            if let h = NumberParsing.double(fields[7]) { epoch?.hdop = h }
-            if let alt = NumberParsing.double(fields[8]) { epoch?.altitude = alt }
+            guard takeGGAStylePosition(fields) else { return bad(2, "unreadable position") }
         case (UInt8(ascii: "G"), UInt8(ascii: "L"), UInt8(ascii: "L")):
             // lat, N/S, lon, E/W, time, status [, mode]
             guard fields.count >= 6 else { return noFix() }
@@ -159,13 +153,7 @@ public struct NMEADecoder: TraceDecoding, Sendable {
             guard fields.count >= 9, let tod = Self.timeOfDay(fields[0]) else { return noFix() }
             begin(tod, line: line, onFix, onError)
             guard !fields[5].isEmpty, fields[5].contains(where: { $0 != UInt8(ascii: "N") }) else { return noFix() }
-            guard let lat = Self.coordinate(fields[1], fields[2], degreesDigits: 2),
-                let lon = Self.coordinate(fields[3], fields[4], degreesDigits: 3)
-            else { return bad(2, "unreadable position") }
-            epoch?.latitude = lat
-            epoch?.longitude = lon
-            if let h = NumberParsing.double(fields[7]) { epoch?.hdop = h }
-            if let alt = NumberParsing.double(fields[8]) { epoch?.altitude = alt }
+            guard takeGGAStylePosition(fields) else { return bad(2, "unreadable position") }
         case (UInt8(ascii: "Z"), UInt8(ascii: "D"), UInt8(ascii: "A")):
             // time, day, month, year (four digits), local zone: the date, like RMC's.
             guard fields.count >= 4, let tod = Self.timeOfDay(fields[0]), let day = NumberParsing.int(fields[1]),
@@ -191,6 +179,18 @@ public struct NMEADecoder: TraceDecoding, Sendable {
     }
 
     private mutating func noFix() { ignoredSentences += 1 }
+
+    /// GGA and GNS share their layout from field 1: lat, N/S, lon, E/W, (quality or mode), sats, HDOP, altitude.
+    private mutating func takeGGAStylePosition(_ fields: [UnsafeRawBufferPointer]) -> Bool {
+        guard let lat = Self.coordinate(fields[1], fields[2], degreesDigits: 2),
+            let lon = Self.coordinate(fields[3], fields[4], degreesDigits: 3)
+        else { return false }
+        epoch?.latitude = lat
+        epoch?.longitude = lon
+        if let h = NumberParsing.double(fields[7]) { epoch?.hdop = h }
+        if let alt = NumberParsing.double(fields[8]) { epoch?.altitude = alt }
+        return true
+    }
 
     /// Starts a new epoch when the time of day changes, closing the previous one.
     private mutating func begin(_ tod: Int64, line: Int, _ onFix: (LocationFix) -> Void, _ onError: (IngestError) -> Void) {

@@ -60,15 +60,7 @@ public struct OwnTracksDecoder: TraceDecoding, Sendable {
         onIgnored: (OwnTracksIgnoredMessage) -> Void, onError: (IngestError) -> Void
     ) {
         func report(_ p: FieldProblem) { onError(p.ingestError(source: source, line: record.line, offset: record.offset)) }
-        if record.tooLong {
-            report(FieldProblem(field: nil, reason: "document longer than \(records.maximumLength) bytes, skipped",
-                                kind: IngestError.Kind.recordTooLong))
-            return
-        }
-        let value: JSONValue
-        do throws(FieldProblem) { value = try parseRecord(record.bytes) } catch { report(error); return }
-        let messages: [JSONValue]
-        if case .array(let items) = value { messages = items } else { messages = [value] }
+        guard let messages = jsonMessages(of: record, maximumLength: records.maximumLength, report: report) else { return }
         for message in messages {
             do throws(FieldProblem) {
                 switch try Self.classify(message) {

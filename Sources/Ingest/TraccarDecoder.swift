@@ -47,15 +47,7 @@ public struct TraccarDecoder: TraceDecoding, Sendable {
         _ record: JSONRecordSplitter.Record, onFix: (LocationFix) -> Void, onError: (IngestError) -> Void
     ) {
         func report(_ p: FieldProblem) { onError(p.ingestError(source: source, line: record.line, offset: record.offset)) }
-        if record.tooLong {
-            report(FieldProblem(field: nil, reason: "document longer than \(records.maximumLength) bytes, skipped",
-                                kind: IngestError.Kind.recordTooLong))
-            return
-        }
-        let value: JSONValue
-        do throws(FieldProblem) { value = try parseRecord(record.bytes) } catch { report(error); return }
-        let items: [JSONValue]
-        if case .array(let a) = value { items = a } else { items = [value] }
+        guard let items = jsonMessages(of: record, maximumLength: records.maximumLength, report: report) else { return }
         for item in items {
             do throws(FieldProblem) {
                 if let fix = try position(item) { onFix(fix) } else { ignoredCount += 1 }

@@ -7,13 +7,14 @@ let package = Package(
     name: "geotrigger-fuzz",
     dependencies: [.package(name: "geotrigger", path: "../..")],
     targets: [
+        .target(name: "FuzzDriver", swiftSettings: [.swiftLanguageMode(.v6)]),
         .executableTarget(
             name: "FuzzAdvertisingData",
-            dependencies: [.product(name: "Beacons", package: "geotrigger")],
+            dependencies: ["FuzzDriver", .product(name: "Beacons", package: "geotrigger")],
             swiftSettings: [.swiftLanguageMode(.v6)]),
         .executableTarget(
             name: "FuzzBTSnoop",
-            dependencies: [.product(name: "Beacons", package: "geotrigger")],
+            dependencies: ["FuzzDriver", .product(name: "Beacons", package: "geotrigger")],
             swiftSettings: [.swiftLanguageMode(.v6)]),
     ]
 )

@@ -1,7 +1,5 @@
 import Beacons
-#if canImport(Glibc)
-import Glibc
-#endif
+import FuzzDriver
 import TriggerEngine
 
 /// libFuzzer entry: arbitrary bytes as advertising data, as a full HCI event, and through the scan pipeline.
@@ -18,15 +16,7 @@ func fuzzAdvertisingData(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     return 0
 }
 
-/// libFuzzer's driver, from its no-main runtime: it parses the libFuzzer command line and calls the target.
-@_silgen_name("LLVMFuzzerRunDriver")
-func LLVMFuzzerRunDriver(
-    _ argc: UnsafeMutablePointer<Int32>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>,
-    _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32) -> Int32
-
-var argc = CommandLine.argc
-var argv = CommandLine.unsafeArgv
-exit(LLVMFuzzerRunDriver(&argc, &argv) { data, size in
+runFuzzer { data, size in
     guard let data else { return 0 }
     return fuzzAdvertisingData(data, size)
-})
+}
