@@ -38,10 +38,11 @@ let package = Package(
             swiftSettings: strict),
         .target(name: "Ingest", dependencies: ["TriggerEngine"], swiftSettings: strict),
         .target(name: "Beacons", dependencies: ["TriggerEngine", "CBluetooth"], swiftSettings: strict),
+        .target(name: "ReplayReport", dependencies: ["TriggerEngine", "Geometry"], swiftSettings: strict),
         .executableTarget(
             name: "geotrigger",
             dependencies: [
-                "TriggerEngine", "Ingest", "Beacons",
+                "TriggerEngine", "Ingest", "Beacons", "ReplayReport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

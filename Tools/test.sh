@@ -3,7 +3,7 @@
 # ../shared/data say so and skip when it is absent.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-Tools/setup.sh
+Tools/setup.sh --tests
 log=$(mktemp)
 if ! swift build --build-tests >"$log" 2>&1; then
     cat "$log" >&2

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Ingest
+import ReplayReport
 import TriggerEngine
 
 struct ReplayCommand: ParsableCommand {
@@ -33,6 +34,8 @@ struct ReplayCommand: ParsableCommand {
     @Flag(help: "Buffer every fix and replay them in timestamp order across all traces (for files not sorted by time).")
     var sortByTime = false
     @Option(help: "Most rejected records to list individually on standard error.") var showErrors = 20
+    @Option(help: "Write a self-contained HTML report: map of regions, tracks and transitions (pan and zoom), per-device timeline, table of notifications.")
+    var report: String?
 
     func validate() throws {
         if let format, TraceFormat(rawValue: format) == nil {
@@ -60,13 +63,16 @@ struct ReplayCommand: ParsableCommand {
         let clock = ContinuousClock()
         let started = clock.now
 
+        var htmlReport = report.map { _ in ReplayReport(requests: requests) }
         func evaluate(_ fix: LocationFix) {
             pacer?.wait(until: fix.timestamp)
             let outcome = engine.process(fix) { n in
                 summary.record(n)
                 sink.write(n)
+                htmlReport?.record(n)
             }
             if case .rejected(let reason) = outcome { summary.reject(reason) }
+            else if htmlReport != nil { htmlReport!.record(fix, inside: engine.status(ofDevice: fix.device)?.memberships ?? []) }
         }
 
         // Decoding runs on its own thread; evaluation and output stay here, in file order.
@@ -129,6 +135,15 @@ struct ReplayCommand: ParsableCommand {
         summary.engine = engine.statistics
         summary.print()
 
+        if let report, let htmlReport {
+            do {
+                try htmlReport.html(title: "GeoTrigger replay: \(traces.joined(separator: ", "))").write(toFile: report, atomically: true, encoding: .utf8)
+                FileHandle.standardError.write("report: \(report)\n".data(using: .utf8)!)
+            } catch {
+                FileHandle.standardError.write("geotrigger: \(report): \(error)\n".data(using: .utf8)!)
+                throw ExitCode(2)
+            }
+        }
         let lines = sink.lines ?? []
         if let writeExpect {
             let text = lines.map { $0 + "\n" }.joined()

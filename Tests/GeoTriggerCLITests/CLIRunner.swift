@@ -63,5 +63,10 @@ struct CLIRunner {
         if let env = ProcessInfo.processInfo.environment["GEOTRIGGER_SHARED_DATA"] { return URL(fileURLWithPath: env) }
         return packageRoot.deletingLastPathComponent().appendingPathComponent("shared/data")
     }
+    /// Headless Chromium, for the HTML report test.
+    static let chromium: String? = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].first {
+        FileManager.default.isExecutableFile(atPath: $0)
+    }
+
     static var sharedDataAvailable: Bool { FileManager.default.fileExists(atPath: sharedData.path) }
 }
