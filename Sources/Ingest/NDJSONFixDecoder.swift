@@ -23,23 +23,35 @@ public struct NDJSONFixDecoder: TraceDecoding, Sendable {
         var splitter = LineSplitter()
         swap(&splitter, &lines)
         defer { swap(&splitter, &lines) }
-        splitter.feed(chunk) { decodeLine($0, onFix: onFix, onError: onError) }
+        // Static, with its inputs as locals: calling an instance method here copied the decoder for every line.
+        let source = source, defaultDevice = defaultDevice, limit = splitter.maximumLength
+        splitter.feed(chunk) {
+            Self.decodeLine($0, source: source, defaultDevice: defaultDevice, limit: limit, onFix: onFix, onError: onError)
+        }
     }
 
     public mutating func finish(onFix: (LocationFix) -> Void, onError: (IngestError) -> Void) {
         var splitter = LineSplitter()
         swap(&splitter, &lines)
         defer { swap(&splitter, &lines) }
-        splitter.finish { decodeLine($0, onFix: onFix, onError: onError) }
+        let source = source, defaultDevice = defaultDevice, limit = splitter.maximumLength
+        splitter.finish {
+            Self.decodeLine($0, source: source, defaultDevice: defaultDevice, limit: limit, onFix: onFix, onError: onError)
+        }
     }
 
-    private func decodeLine(_ line: LineSplitter.Line, onFix: (LocationFix) -> Void, onError: (IngestError) -> Void) {
+    private static func decodeLine(_ line: LineSplitter.Line, source: String, defaultDevice: String?, limit: Int,
+                                   onFix: (LocationFix) -> Void, onError: (IngestError) -> Void) {
+        func problemError(_ p: FieldProblem, _ line: LineSplitter.Line) -> IngestError {
+            p.ingestError(source: source, line: line.number, offset: line.offset)
+        }
         if line.tooLong {
             onError(IngestError(source: source, line: line.number, offset: line.offset,
-                                reason: "line longer than \(lines.maximumLength) bytes, skipped",
+                                reason: "line longer than \(limit) bytes, skipped",
                                 kind: IngestError.Kind.recordTooLong))
             return
         }
+        let rules = Self.rules
         var fields = FixFields()
         if !FlatJSONScanner.scanFix(line.bytes, into: &fields) {
             if isBlank(line.bytes) { return }
@@ -52,14 +64,10 @@ public struct NDJSONFixDecoder: TraceDecoding, Sendable {
             }
         }
         do throws(FieldProblem) {
-            onFix(try fields.makeFix(Self.rules, defaultDevice: defaultDevice))
+            onFix(try fields.makeFix(rules, defaultDevice: defaultDevice))
         } catch {
             onError(problemError(error, line))
         }
-    }
-
-    private func problemError(_ p: FieldProblem, _ line: LineSplitter.Line) -> IngestError {
-        p.ingestError(source: source, line: line.number, offset: line.offset)
     }
 
     /// The general path: a full JSON parse, so escapes and nested values work and malformed lines get a precise reason.
