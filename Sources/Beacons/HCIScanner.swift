@@ -29,6 +29,8 @@ public final class HCIScanner {
         public var ownAddressType: UInt8
         /// HCI command timeout in milliseconds.
         public var commandTimeoutMilliseconds: Int32
+        /// Bring a down adapter up instead of failing with `adapterDown` (needs CAP_NET_ADMIN).
+        public var bringUp = false
 
         public init(adapter: String = "hci0", active: Bool = false, intervalMilliseconds: Double = 100,
                     windowMilliseconds: Double = 100, ownAddressType: UInt8 = 0, commandTimeoutMilliseconds: Int32 = 1000) {
@@ -108,7 +110,10 @@ public final class HCIScanner {
             if e == ENODEV { throw .noAdapter(name) }
             throw Self.classify(e, operation: "HCIGETDEVINFO", adapter: name)
         }
-        guard hci_test_bit(Int32(HCI_UP), &info.flags) != 0 else { throw .adapterDown(name) }
+        if hci_test_bit(Int32(HCI_UP), &info.flags) == 0 {
+            guard configuration.bringUp else { throw .adapterDown(name) }
+            try Self.bringUp(id, adapter: name)
+        }
 
         let dd = hci_open_dev(id)
         if dd < 0 {
@@ -122,6 +127,18 @@ public final class HCIScanner {
     deinit {
         if scanning { try? stop() }
         if dd >= 0 { hci_close_dev(dd) }
+    }
+
+    /// Brings an adapter up (what `hciconfig hciN up` did; Debian 12's BlueZ no longer ships hciconfig).
+    /// HCIDEVUP is `_IOW('H', 201, int)`, a function-like macro that does not import: its value is spelled out.
+    static func bringUp(_ id: Int32, adapter: String) throws(HCIScannerError) {
+        let ctl = socket(AF_BLUETOOTH, Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue), BTPROTO_HCI)
+        guard ctl >= 0 else { throw classify(errno, operation: "socket(AF_BLUETOOTH)", adapter: adapter) }
+        defer { closeDescriptor(ctl) }
+        let hciDevUp: UInt = 0x4004_48C9
+        if ioctl(ctl, hciDevUp, id) < 0, errno != EALREADY {
+            throw classify(errno, operation: "HCIDEVUP", adapter: adapter)
+        }
     }
 
     /// "hciN" → N without touching the kernel; anything else (a BD_ADDR) through `hci_devid`.

@@ -21,6 +21,7 @@ struct ScanCommand: ParsableCommand {
     @Option(help: "Region file: notification requests with beacon regions (or any regions).") var regions: String?
     @Option(help: "The observer's device id in sightings (default: the host name and adapter).") var observer: String?
     @Flag(help: "Active scanning (send scan requests) instead of passive.") var active = false
+    @Flag(help: "Bring the adapter up if it is down (like `hciconfig hciN up`; needs CAP_NET_ADMIN).") var up = false
     @Option(help: "Stop live scanning after this many seconds (default: until SIGINT/SIGTERM).") var duration: Double?
     @Option(name: .shortAndLong, help: "Write here instead of standard output.") var output: String?
 
@@ -80,12 +81,13 @@ struct ScanCommand: ParsableCommand {
             return
         }
 
-        let config: HCIScanner.Configuration
+        var config: HCIScanner.Configuration
         if let index = Int(adapter.drop { !$0.isNumber }), adapter.hasPrefix("hci") || Int(adapter) != nil {
             config = .init(adapterIndex: index, active: active)
         } else {
             config = .init(adapter: adapter, active: active)
         }
+        config.bringUp = up
         let scanner: HCIScanner
         do {
             scanner = try HCIScanner(configuration: config)
@@ -110,8 +112,12 @@ struct ScanCommand: ParsableCommand {
         engine?.observerStarted(device: observerName, at: startedAt)
         FileHandle.standardError.write("scanning on \(adapter) (\(active ? "active" : "passive")); stop with Ctrl-C\n".data(using: .utf8)!)
         do {
-            try scanner.run(until: stop, pollMilliseconds: 200) { ad in
-                if let s = pipeline.sighting(report: ad.report, timestamp: ad.timestamp) { handle(s) }
+            // Poll in short steps and move the engine's clock after each, heard or not, so beacon exits fire on
+            // time even when nothing more is heard.
+            while !stop.isStopped {
+                _ = try scanner.poll(timeoutMilliseconds: 200) { ad in
+                    if let s = pipeline.sighting(report: ad.report, timestamp: ad.timestamp) { handle(s) }
+                }
                 engine?.advance(to: Timestamp.wallClock()) { sink.write($0) }
                 sink.flush()
             }

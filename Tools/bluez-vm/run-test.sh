@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Boots Debian's kernel in QEMU (TCG) with BlueZ's btvirt and runs `geotrigger scan` against the real kernel
+# Bluetooth stack (docs/bluez-vm.md). Usage: run-test.sh GEOTRIGGER_BINARY OUT_DIR
+# Writes OUT_DIR/console.log, notifications.ndjson, sightings.ndjson; exits non-zero if the guest did not finish.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+binary=$1
+out=$2
+mkdir -p "$out"
+cache=$("$here/setup.sh")
+root=$cache/root
+kver=$(ls "$root/lib/modules" | head -1)
+stage=$(mktemp -d)
+trap 'rm -rf "$stage"' EXIT
+mkdir -p "$stage"/{bin,sbin,usr/bin,modules,proc,sys,dev,tmp,out,lib64,lib/x86_64-linux-gnu}
+cp /bin/busybox "$stage/bin/busybox"
+for tool in sh mount insmod sleep cat echo kill mkdir poweroff; do ln -sf busybox "$stage/bin/$tool"; done
+for m in lib/crc16 crypto/ecc net/rfkill/rfkill crypto/ecdh_generic net/bluetooth/bluetooth drivers/bluetooth/hci_vhci \
+         crypto/af_alg crypto/algif_hash crypto/algif_skcipher crypto/ecb crypto/cmac; do
+    f=$(ls "$root/lib/modules/$kver/kernel/$m.ko"* | head -1)
+    case "$f" in
+        *.xz) xz -dc "$f" >"$stage/modules/$(basename "$m").ko" ;;
+        *.zst) zstd -dqc "$f" >"$stage/modules/$(basename "$m").ko" ;;
+        *) cp "$f" "$stage/modules/$(basename "$m").ko" ;;
+    esac
+done
+cp "$root/usr/bin/btvirt" "$root/usr/bin/hcitool" "$stage/usr/bin/"
+cp "$binary" "$stage/usr/bin/geotrigger"
+# Every shared library the binaries need, and the loader.
+for b in "$stage/usr/bin/btvirt" "$stage/usr/bin/hcitool" "$stage/usr/bin/geotrigger"; do
+    ldd "$b" | awk '/=> \//{print $3} /^\s*\/lib/{print $1}' | while read -r lib; do
+        mkdir -p "$stage$(dirname "$lib")"
+        cp -L "$lib" "$stage$lib"
+    done
+done
+cp -L /lib64/ld-linux-x86-64.so.2 "$stage/lib64/"
+cp "$here/guest-init.sh" "$stage/init"
+cp "$here/scenario.sh" "$stage/scenario.sh"
+cp "$here/regions.json" "$stage/regions.json"
+chmod +x "$stage/init"
+(cd "$stage" && find . | cpio -o -H newc 2>/dev/null | gzip -1) >"$out/initramfs.gz"
+timeout "${VM_TIMEOUT:-180}" qemu-system-x86_64 -accel tcg -m 768 -smp 1 \
+    -kernel "$root/boot/vmlinuz-$kver" -initrd "$out/initramfs.gz" \
+    -append "console=ttyS0 quiet panic=-1 rdinit=/init" -nographic -no-reboot -nic none -serial stdio \
+    </dev/null >"$out/console.log" 2>&1 || true
+rm -f "$out/initramfs.gz"
+tr -d '\r' <"$out/console.log" >"$out/console.txt"
+sed -n '/=== NOTIFICATIONS BEGIN/,/=== NOTIFICATIONS END/p' "$out/console.txt" | grep '^{' >"$out/notifications.ndjson" || true
+sed -n '/=== SIGHTINGS BEGIN/,/=== SIGHTINGS END/p' "$out/console.txt" | grep '^{' >"$out/sightings.ndjson" || true
+grep -q "RESULT scenario finished" "$out/console.txt" || { echo "bluez-vm: the guest did not finish; see $out/console.txt" >&2; exit 1; }

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs and unpacks what the real-kernel Bluetooth test needs (docs/bluez-vm.md): QEMU, busybox, cpio from Debian;
+# Debian's own kernel and BlueZ's controller emulator (btvirt), hcitool and btmon are only unpacked, never installed.
+# Idempotent; the cache lives in $GEOTRIGGER_VM_CACHE (default /var/cache/geotrigger-bluez-vm).
+set -euo pipefail
+cache=${GEOTRIGGER_VM_CACHE:-/var/cache/geotrigger-bluez-vm}
+missing=()
+for p in qemu-system-x86 busybox-static cpio; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+# The plain-flavour kernel linux-image-amd64 depends on (-cloud has no Bluetooth).
+kernel=$(apt-cache depends linux-image-amd64 2>/dev/null | awk '/Depends: linux-image-[0-9]/{print $2; exit}')
+[ -n "$kernel" ] || { apt-get update -qq; kernel=$(apt-cache depends linux-image-amd64 | awk '/Depends: linux-image-[0-9]/{print $2; exit}'); }
+if [ ! -f "$cache/root/.unpacked-$kernel" ]; then
+    mkdir -p "$cache/debs" "$cache/root"
+    (cd "$cache/debs" && apt-get download "$kernel" bluez-test-tools bluez 2>/dev/null)
+    for d in "$cache"/debs/*.deb; do dpkg -x "$d" "$cache/root"; done
+    touch "$cache/root/.unpacked-$kernel"
+fi
+echo "$cache"
