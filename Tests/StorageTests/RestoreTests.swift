@@ -82,4 +82,46 @@ import TriggerEngine
         try restored.add(Fixture.request("y"))
         #expect(restored.state(ofRequest: "y")?.revision == 3)
     }
+
+    /// A beacon region's pending exit timeout is a deadline: it is scheduled again on restore and fires with the
+    /// sighting that was stored as its evidence.
+    @Test func pendingBeaconExitSurvivesRestore() throws {
+        let json = """
+            {"identifier": "dock", "content": {"title": "{device} {event} {beacon.proximity}"},
+             "trigger": {"type": "location", "exitTimeout": 30, "repeats": true,
+                         "region": {"type": "beacon", "id": "dock", "uuid": "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0"}}}
+            """
+        let request = try RequestDecoder().decodeRequest(try JSONParser.parse(json))
+        let uuid = try #require(UUID128(string: "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0"))
+        func sighting(_ device: String, _ second: Int64) -> BeaconSighting {
+            BeaconSighting(device: device, timestamp: Timestamp(microseconds: (1_800_000_000 + second) * 1_000_000),
+                           identity: .iBeacon(uuid: uuid, major: 1, minor: 2), rssi: -60, txPower: -59,
+                           address: "AA:BB:CC:DD:EE:FF", proximity: .near, distance: 1.2)
+        }
+        let first = [sighting("gw", 0), sighting("gw", 60), sighting("gw", 70)]
+        let later = sighting("other", 200)
+
+        let reference = TriggerEngine()
+        try reference.add(request)
+        var expected: [FiredNotification] = []
+        for s in first { reference.process(s) { expected.append($0) } }
+        reference.process(later) { expected.append($0) }
+        #expect(expected.contains { $0.event == .exit && $0.beacon != nil })
+
+        let engine = TriggerEngine()
+        try engine.add(request)
+        var got: [FiredNotification] = []
+        for s in first { engine.process(s) { got.append($0) } }
+        let store = try Store(path: path, logger: Logger(label: "test"))
+        try store.write { db in
+            try RequestRepository().save(StoredRequest(identifier: "dock", json: json, state: try #require(engine.state(ofRequest: "dock"))), in: db)
+            try DeviceStateRepository().save(try #require(engine.snapshot(ofDevice: "gw")), in: db)
+            try EngineMetaRepository().save(engine.counters, in: db)
+        }
+        let restored = TriggerEngine()
+        _ = try store.restore(into: restored, decoder: RequestDecoder())
+        #expect(restored.snapshot(ofDevice: "gw") == engine.snapshot(ofDevice: "gw"))
+        restored.process(later) { got.append($0) }
+        #expect(got == expected)
+    }
 }
