@@ -20,8 +20,8 @@ public actor EngineHost {
     public let restored: RestoreSummary
     private var failure: String?
 
-    public init(store: Store, logger: Logger) throws {
-        let engine = TriggerEngine()
+    public init(store: Store, clock: ServerConfiguration.Clock, logger: Logger) throws {
+        let engine = TriggerEngine(configuration: .init(clock: clock == .wall ? .external : .eventTime))
         let decoder = RequestDecoder()
         restored = try store.restore(into: engine, decoder: decoder)
         self.engine = engine
@@ -168,6 +168,20 @@ public actor EngineHost {
             metrics.notifications.increment(by: fired.count)
             outboxSignal.notify()
         }
+    }
+
+    // MARK: Clock
+
+    /// Moves the clock (wall-clock mode), firing the dwell and beacon-exit deadlines it passes, committed like a
+    /// batch. Does nothing when there is nothing to fire and no deadline passed.
+    public func advance(to time: Timestamp) throws(Problem) {
+        guard failure == nil, time > engine.now else { return }
+        let before = engine.devicesWithDeadlines
+        var fired: [FiredNotification] = []
+        engine.advance(to: time) { fired.append($0) }
+        // Without deadlines nothing but the clock moved: the clock is stored with the next real change.
+        guard !before.isEmpty else { return }
+        try commitBatch(touched: before, fired: fired)
     }
 
     // MARK: Devices

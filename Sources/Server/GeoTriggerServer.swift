@@ -8,6 +8,7 @@ public struct GeoTriggerServer: Sendable {
     public let configuration: ServerConfiguration
     public let host: EngineHost
     let dispatcher: OutboxDispatcher
+    let ticker: ClockTicker?
     let metricsText: (@Sendable () -> [UInt8])?
     let logger: Logger
 
@@ -17,18 +18,19 @@ public struct GeoTriggerServer: Sendable {
         try configuration.validate()
         let store = try Store(path: configuration.databasePath, logger: logger)
         self.configuration = configuration
-        self.host = try EngineHost(store: store, logger: logger)
+        self.host = try EngineHost(store: store, clock: configuration.clock, logger: logger)
         let sinks = try configuration.sinks.map { sink throws(SinkError) -> NDJSONSink in
             switch sink {
             case .ndjson(let path): try NDJSONSink(path: path, name: sink.name)
             }
         }
         self.dispatcher = OutboxDispatcher(store: store, sinks: sinks, signal: host.outboxSignal, logger: logger)
+        self.ticker = configuration.clock == .wall ? ClockTicker(host: host, logger: logger) : nil
         self.metricsText = metricsText
         self.logger = logger
     }
 
-    /// The HTTP application, with the outbox dispatcher as one of its services.
+    /// The HTTP application, with the outbox dispatcher (and, on wall-clock time, the clock ticker) as services.
     /// - Parameter onServerRunning: receives the bound port (useful with port 0).
     public func makeApplication(onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> some ApplicationProtocol {
         let router = Router(context: BasicRequestContext.self)
@@ -40,7 +42,7 @@ public struct GeoTriggerServer: Sendable {
         return Application(
             router: router,
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "geotrigger"),
-            services: [dispatcher],
+            services: [dispatcher] + (ticker.map { [$0] } ?? []),
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? 0) },
             logger: logger)
     }

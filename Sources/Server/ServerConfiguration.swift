@@ -9,15 +9,27 @@ public struct ServerConfiguration: Sendable {
     public var token: String?
     /// Largest request body accepted, in bytes (requests, fixes and sightings alike).
     public var maximumBodyBytes: Int
+    public var clock: Clock
+
+    /// SPEC §3 "Time".
+    public enum Clock: String, Sendable, CaseIterable {
+        /// Live: the clock is wall time, advanced every second, so dwell and beacon-exit deadlines fire on time
+        /// even when no further input arrives. Fixes do not move it.
+        case wall
+        /// Replay: the clock is the newest fix or sighting timestamp; deadlines fire when input moves it past them.
+        case event
+    }
 
     public init(databasePath: String = "./geotrigger.sqlite", host: String = "127.0.0.1", port: Int = 8080,
-                sinks: [SinkConfiguration] = [], token: String? = nil, maximumBodyBytes: Int = 16 << 20) {
+                sinks: [SinkConfiguration] = [], token: String? = nil, maximumBodyBytes: Int = 16 << 20,
+                clock: Clock = .wall) {
         self.databasePath = databasePath
         self.host = host
         self.port = port
         self.sinks = sinks
         self.token = token
         self.maximumBodyBytes = maximumBodyBytes
+        self.clock = clock
     }
 
     /// Whether the listen address only accepts connections from this machine.

@@ -23,11 +23,14 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "File holding the bearer token clients must send (overrides GEOTRIGGER_TOKEN).") var tokenFile: String?
     @Option(help: "Largest request body accepted, in bytes.") var maxBodyBytes = 16 << 20
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.") var logLevel = "info"
+    @Option(help: "Clock: wall (live: deadlines fire on wall time) or event (replay: the newest input's timestamp).")
+    var clock = "wall"
 
     func validate() throws {
         if Self.splitListen(listen) == nil { throw ValidationError("--listen must be HOST:PORT, got \(listen)") }
         for s in sinks where SinkConfiguration(argument: s) == nil { throw ValidationError("unknown --sink \(s): use ndjson:PATH or ndjson:-") }
         if Logger.Level(rawValue: logLevel) == nil { throw ValidationError("unknown --log-level \(logLevel)") }
+        if ServerConfiguration.Clock(rawValue: clock) == nil { throw ValidationError("unknown --clock \(clock): use wall or event") }
     }
 
     func run() async throws {
@@ -48,7 +51,7 @@ struct ServeCommand: AsyncParsableCommand {
         guard let (host, port) = Self.splitListen(listen) else { throw ValidationError("bad --listen") }
         let configuration = ServerConfiguration(
             databasePath: database, host: host, port: port, sinks: sinks.compactMap(SinkConfiguration.init(argument:)),
-            token: token, maximumBodyBytes: maxBodyBytes)
+            token: token, maximumBodyBytes: maxBodyBytes, clock: ServerConfiguration.Clock(rawValue: clock) ?? .wall)
         let server: GeoTriggerServer
         do {
             server = try GeoTriggerServer(configuration: configuration, logger: logger, metricsText: { registry.emitToBuffer() })
