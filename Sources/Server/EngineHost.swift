@@ -102,15 +102,15 @@ public actor EngineHost {
     /// Evaluates one batch of fixes; returns the rejected ones by line, after the batch is committed.
     public func process(fixes: [(line: Int, fix: LocationFix)]) throws(Problem) -> [(line: Int, reason: FixRejection)] {
         try checkHealthy()
-        let before = engine.devicesWithDeadlines
+        let deadlines = engine.pendingDeadlines
         var fired: [FiredNotification] = []
         var rejected: [(line: Int, reason: FixRejection)] = []
-        var touched = before
+        var touched = Set<String>()
         for (line, fix) in fixes {
             touched.insert(fix.device)
             if case .rejected(let reason) = engine.process(fix, emit: { fired.append($0) }) { rejected.append((line, reason)) }
         }
-        try commitBatch(touched: touched, fired: fired)
+        try commitBatch(touched: touched.union(passed(deadlines)), fired: fired)
         metrics.fixes.increment(by: fixes.count - rejected.count)
         return rejected
     }
@@ -118,15 +118,15 @@ public actor EngineHost {
     /// Evaluates one batch of beacon sightings, like `process(fixes:)`.
     public func process(sightings: [(line: Int, sighting: BeaconSighting)]) throws(Problem) -> [(line: Int, reason: FixRejection)] {
         try checkHealthy()
-        let before = engine.devicesWithDeadlines
+        let deadlines = engine.pendingDeadlines
         var fired: [FiredNotification] = []
         var rejected: [(line: Int, reason: FixRejection)] = []
-        var touched = before
+        var touched = Set<String>()
         for (line, s) in sightings {
             touched.insert(s.device)
             if case .rejected(let reason) = engine.process(s, emit: { fired.append($0) }) { rejected.append((line, reason)) }
         }
-        try commitBatch(touched: touched, fired: fired)
+        try commitBatch(touched: touched.union(passed(deadlines)), fired: fired)
         metrics.sightings.increment(by: sightings.count - rejected.count)
         return rejected
     }
@@ -176,12 +176,19 @@ public actor EngineHost {
     /// batch. Does nothing when there is nothing to fire and no deadline passed.
     public func advance(to time: Timestamp) throws(Problem) {
         guard failure == nil, time > engine.now else { return }
-        let before = engine.devicesWithDeadlines
+        let deadlines = engine.pendingDeadlines
         var fired: [FiredNotification] = []
         engine.advance(to: time) { fired.append($0) }
-        // Without deadlines nothing but the clock moved: the clock is stored with the next real change.
-        guard !before.isEmpty else { return }
-        try commitBatch(touched: before, fired: fired)
+        let changed = passed(deadlines)
+        // No deadline passed: only the clock moved, and it is stored with the next real change.
+        guard !changed.isEmpty || !fired.isEmpty else { return }
+        try commitBatch(touched: changed, fired: fired)
+    }
+
+    /// Devices whose deadline (pending before the batch) the clock has now passed: the engine handled them.
+    private func passed(_ deadlines: [TriggerEngine.PendingDeadline]) -> Set<String> {
+        let now = engine.now
+        return Set(deadlines.lazy.filter { $0.deadline <= now }.map(\.device))
     }
 
     // MARK: Devices

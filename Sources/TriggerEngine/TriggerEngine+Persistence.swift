@@ -77,16 +77,21 @@ extension TriggerEngine {
         core.delivered.append(record)
     }
 
-    /// Devices whose state a clock movement can change without a fix or sighting of their own (pending dwell or
-    /// beacon-exit deadlines). A batch's changed devices are those it names, those it fired for, and these as they
-    /// were before the batch.
-    public var devicesWithDeadlines: Set<String> {
-        var out = Set<String>()
-        for t in core.timers.unordered where Int(t.device) < core.devices.count {
+    /// A pending dwell or beacon-exit deadline: when the clock passes it, the device's state changes without input
+    /// of its own.
+    public struct PendingDeadline: Sendable, Hashable {
+        public var device: String
+        public var deadline: Timestamp
+    }
+
+    /// The pending deadlines (some may be stale: skipped when due). A batch's changed devices are the ones it
+    /// names, the ones it fired for, and those whose deadline, taken before the batch, the clock has passed since.
+    public var pendingDeadlines: [PendingDeadline] {
+        core.timers.unordered.compactMap { t in
+            guard Int(t.device) < core.devices.count else { return nil }
             let name = core.devices[Int(t.device)].name
-            if !name.isEmpty { out.insert(name) }
+            return name.isEmpty ? nil : PendingDeadline(device: name, deadline: t.deadline)
         }
-        return out
     }
 
     /// Everything the engine knows about one device, or nil if it has none (never seen, or expired). Pairs are in

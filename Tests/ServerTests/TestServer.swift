@@ -24,17 +24,17 @@ struct TestServer {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     }
 
-    func configuration(token: String? = nil, limit: Int = 1 << 20) -> ServerConfiguration {
+    func configuration(token: String? = nil, limit: Int = 1 << 20, clock: ServerConfiguration.Clock = .wall) -> ServerConfiguration {
         ServerConfiguration(databasePath: database, host: "127.0.0.1", port: 0, sinks: [.ndjson(path: sinkPath)],
-                            token: token, maximumBodyBytes: limit)
+                            token: token, maximumBodyBytes: limit, clock: clock)
     }
 
     /// Starts the server, runs `body` against it over HTTP, stops it.
-    func run<T>(token: String? = nil, limit: Int = 1 << 20, _ body: @escaping @Sendable (any TestClientProtocol) async throws -> T) async throws -> T {
+    func run<T>(token: String? = nil, limit: Int = 1 << 20, clock: ServerConfiguration.Clock = .wall, _ body: @escaping @Sendable (any TestClientProtocol) async throws -> T) async throws -> T {
         let registry = testRegistry
         var logger = Logger(label: "server-tests")
         logger.logLevel = .warning
-        let server = try GeoTriggerServer(configuration: configuration(token: token, limit: limit), logger: logger,
+        let server = try GeoTriggerServer(configuration: configuration(token: token, limit: limit, clock: clock), logger: logger,
                                           metricsText: { registry.emitToBuffer() })
         return try await server.makeApplication().test(.live, body)
     }
