@@ -154,7 +154,7 @@ struct APIRoutes: Sendable {
         if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > limit { throw Problem.tooLarge(limit: limit) }
         let summary = try await reader.read(request.body)
         let metrics = ServerMetrics()
-        for (kind, n) in summary.kinds { for _ in 0..<n { metrics.rejected(kind) } }
+        for (kind, n) in summary.kinds { metrics.rejected(kind, count: n) }
         return Self.json(summary.json)
     }
 

@@ -10,7 +10,7 @@ struct ServerMetrics: Sendable {
     let outboxDepth = Gauge(label: "geotrigger_outbox_depth")
 
     /// Rejected input by reason: engine reasons (`late`, `duplicate`, …) and decoder kinds alike.
-    func rejected(_ reason: String) {
-        Counter(label: "geotrigger_rejections_total", dimensions: [("reason", reason)]).increment()
+    func rejected(_ reason: String, count: Int = 1) {
+        Counter(label: "geotrigger_rejections_total", dimensions: [("reason", reason)]).increment(by: count)
     }
 }
