@@ -47,6 +47,8 @@ final class ServeProcess {
             if !process.isRunning { break }
             try await Task.sleep(for: .milliseconds(50))
         }
+        // A server that never said where it listens must not outlive the test.
+        if process.isRunning { kill9() }
         throw ServeProcessError(log: (try? String(contentsOf: stderrURL, encoding: .utf8)) ?? "")
     }
 
