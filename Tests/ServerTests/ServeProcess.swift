@@ -75,6 +75,14 @@ final class ServeProcess {
         }
     }
 
+    /// Whatever way a test ends, the child does not outlive it.
+    deinit {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+    }
+
     func kill9() {
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
