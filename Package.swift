@@ -21,6 +21,11 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         // C shims: module map + header only.
@@ -39,12 +44,34 @@ let package = Package(
         .target(name: "Ingest", dependencies: ["TriggerEngine"], swiftSettings: strict),
         .target(name: "Beacons", dependencies: ["TriggerEngine", "CBluetooth"], swiftSettings: strict),
         .target(name: "ReplayReport", dependencies: ["TriggerEngine", "Geometry"], swiftSettings: strict),
+        // SQLite schema, migrations and repositories: the service's durable state.
+        .target(
+            name: "Storage",
+            dependencies: [
+                "TriggerEngine",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict),
+        // HTTP API over one engine owner; persists every batch before answering.
+        .target(
+            name: "Server",
+            dependencies: [
+                "TriggerEngine", "Ingest", "Storage",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict),
         .executableTarget(
             name: "geotrigger",
             dependencies: [
-                "TriggerEngine", "Ingest", "Beacons", "ReplayReport",
+                "TriggerEngine", "Ingest", "Beacons", "ReplayReport", "Server", "Storage",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ],
             swiftSettings: strict),
         .executableTarget(
@@ -61,6 +88,17 @@ let package = Package(
             dependencies: ["TriggerEngine", "Geometry", .product(name: "PropertyBased", package: "swift-property-based")],
             swiftSettings: strict),
         .testTarget(name: "IngestTests", dependencies: ["Ingest", "TriggerEngine"], swiftSettings: strict),
+        .testTarget(name: "StorageTests", dependencies: ["Storage", "TriggerEngine"], swiftSettings: strict),
+        .testTarget(
+            name: "ServerTests",
+            dependencies: [
+                "Server", "Storage", "TriggerEngine",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+            ],
+            swiftSettings: strict),
         .testTarget(name: "BeaconsTests", dependencies: ["Beacons", "TriggerEngine"], swiftSettings: strict),
         // Runs the built `geotrigger` executable end to end (it is built alongside the tests).
         .testTarget(name: "GeoTriggerCLITests", dependencies: ["TriggerEngine"], exclude: ["Fixtures"], swiftSettings: strict),

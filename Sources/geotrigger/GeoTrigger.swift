@@ -1,7 +1,7 @@
 import ArgumentParser
 
 @main
-struct GeoTrigger: ParsableCommand {
+struct GeoTrigger: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "geotrigger",
         abstract: "Evaluates geofence and Bluetooth-beacon triggers and emits the notification requests they fire.",
@@ -10,5 +10,5 @@ struct GeoTrigger: ParsableCommand {
             fixes and beacon sightings, get SPEC §4 notification requests as NDJSON.
             """,
         version: "0.1.0",
-        subcommands: [ReplayCommand.self, ConvertCommand.self, ScanCommand.self])
+        subcommands: [ReplayCommand.self, ConvertCommand.self, ScanCommand.self, ServeCommand.self])
 }

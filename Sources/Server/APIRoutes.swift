@@ -1,0 +1,204 @@
+import Hummingbird
+import Ingest
+import Storage
+import TriggerEngine
+
+/// The `/v1` JSON API, health and metrics. Reads of stored requests go to the store directly (a WAL snapshot,
+/// concurrent with writes); everything that changes state goes through the engine host.
+struct APIRoutes: Sendable {
+    let host: EngineHost
+    let store: Store
+    let limit: Int
+    let metricsText: (@Sendable () -> [UInt8])?
+
+    static let defaultPageSize = 100
+    static let maximumPageSize = 1000
+
+    func register(on router: Router<BasicRequestContext>) {
+        router.get("/healthz") { _, _ in Self.json(#"{"status":"ok"}"#) }
+        router.get("/readyz") { _, _ in
+            if let reason = await host.failureReason { throw Problem.unavailable(reason) }
+            return Self.json(#"{"status":"ready"}"#)
+        }
+        router.get("/metrics") { _, _ in
+            guard let metricsText else { throw Problem(.notFound, title: "Not Found", detail: "metrics are not enabled") }
+            return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
+                            body: .init(byteBuffer: ByteBuffer(bytes: metricsText())))
+        }
+
+        let v1 = router.group("v1")
+        v1.put("requests/:identifier") { request, context in try await put(request, context) }
+        v1.post("requests") { request, _ in try await post(request) }
+        v1.get("requests") { request, _ in try list(request) }
+        v1.get("requests/delivered") { _, _ in try delivered() }
+        v1.get("requests/:identifier") { _, context in try get(try context.parameters.require("identifier")) }
+        v1.delete("requests/:identifier") { _, context in
+            let id = try context.parameters.require("identifier")
+            guard try await host.remove([id]) == [id] else { throw Self.noRequest(id) }
+            return Response(status: .noContent)
+        }
+        v1.delete("requests") { request, _ in
+            let ids = request.uri.queryParameters.getAll("identifier").map { String($0) }
+            let removed = ids.isEmpty ? try await host.removeAll() : try await host.remove(ids)
+            var w = JSONWriter()
+            w.beginObject(); w.key("removed"); w.beginArray()
+            for id in removed { w.string(id) }
+            w.endArray(); w.endObject()
+            return Self.json(w.bytes)
+        }
+        v1.post("fixes") { request, _ in
+            var reader = IngestReader(decoder: NDJSONFixDecoder(source: "request"), limit: limit) { batch async throws(Problem) in
+                try await host.process(fixes: batch.map { (line: $0.line, fix: $0.record) })
+            }
+            return try await ingest(request, &reader)
+        }
+        v1.post("sightings") { request, _ in
+            var reader = IngestReader(decoder: NDJSONSightingDecoder(source: "request"), limit: limit) { batch async throws(Problem) in
+                try await host.process(sightings: batch.map { (line: $0.line, sighting: $0.record) })
+            }
+            return try await ingest(request, &reader)
+        }
+        v1.get("devices/:device") { _, context in
+            let name = try context.parameters.require("device")
+            guard let status = await host.status(ofDevice: name) else {
+                throw Problem(.notFound, title: "Unknown device", detail: "no state for device '\(name)'")
+            }
+            return Self.json(Self.deviceJSON(status))
+        }
+    }
+
+    // MARK: Requests
+
+    private func put(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        let id = try context.parameters.require("identifier")
+        var json = try await body(request)
+        guard var object = json.objectValue else {
+            throw Problem(.badRequest, title: "Malformed request", detail: "expected a request object, found \(json.kindName)")
+        }
+        // The path names the request: the body may omit the identifier, but must not contradict it.
+        if let k = object.firstIndex(where: { $0.key == "identifier" }) {
+            guard object[k].value.stringValue == id else {
+                throw Problem(.unprocessableContent, title: "Identifier mismatch",
+                              detail: "the body's identifier differs from '\(id)' in the path", extensions: [("path", "identifier")])
+            }
+        } else {
+            object.insert((key: "identifier", value: .string(id)), at: 0)
+            json = .object(object)
+        }
+        let results = try await host.add(json)
+        var w = JSONWriter()
+        w.beginObject()
+        w.field("identifier", id)
+        w.field("outcome", results.first?.result == .replaced ? "replaced" : "added")
+        w.endObject()
+        return Self.json(w.bytes, status: results.first?.result == .replaced ? .ok : .created)
+    }
+
+    private func post(_ request: Request) async throws -> Response {
+        let results = try await host.add(try await body(request))
+        var w = JSONWriter()
+        w.beginObject()
+        w.field("added", results.filter { $0.result == .added }.count)
+        w.field("replaced", results.filter { $0.result == .replaced }.count)
+        w.key("identifiers"); w.beginArray()
+        for r in results { w.string(r.identifier) }
+        w.endArray()
+        w.endObject()
+        return Self.json(w.bytes)
+    }
+
+    /// `?limit=&offset=` or `?limit=&cursor=` (the last identifier of the previous page); `nextCursor` is set
+    /// while more may follow.
+    private func list(_ request: Request) throws -> Response {
+        let q = request.uri.queryParameters
+        let pageSize = q.get("limit").flatMap { Int($0) } ?? Self.defaultPageSize
+        let offset = q.get("offset").flatMap { Int($0) } ?? 0
+        guard (1...Self.maximumPageSize).contains(pageSize), offset >= 0 else {
+            throw Problem(.badRequest, title: "Bad paging", detail: "limit must be 1…\(Self.maximumPageSize) and offset ≥ 0")
+        }
+        let cursor = q.get("cursor").map { String($0) }
+        let page = try store.read { db in try RequestRepository().page(after: cursor, offset: offset, limit: pageSize, in: db) }
+        var text = #"{"requests":["# + page.map(\.json).joined(separator: ",") + "]"
+        if page.count == pageSize, let last = page.last {
+            var w = JSONWriter()
+            w.string(last.identifier)
+            text += #","nextCursor":"# + String(decoding: w.bytes, as: UTF8.self)
+        }
+        return Self.json(text + "}")
+    }
+
+    private func get(_ id: String) throws -> Response {
+        guard let r = try store.read({ db in try RequestRepository().find(id, in: db) }) else { throw Self.noRequest(id) }
+        return Self.json(r.json)
+    }
+
+    private func delivered() throws -> Response {
+        let entries = try store.read { db in try DeliveredRepository().all(in: db) }
+        var parts: [String] = []
+        for e in entries {
+            var w = JSONWriter()
+            w.beginObject()
+            w.field("device", e.device)
+            w.key("deliveredAt"); w.timestamp(e.deliveredAt)
+            w.endObject()
+            // The stored request JSON is our own compact output: spliced in as it is.
+            let meta = String(decoding: w.bytes, as: UTF8.self)
+            parts.append(#"{"request":"# + e.json + "," + meta.dropFirst())
+        }
+        return Self.json(#"{"delivered":["# + parts.joined(separator: ",") + "]}")
+    }
+
+    // MARK: Ingest
+
+    private func ingest<D: StreamingRecordDecoder>(_ request: Request, _ reader: inout IngestReader<D>) async throws -> Response {
+        if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > limit { throw Problem.tooLarge(limit: limit) }
+        let summary = try await reader.read(request.body)
+        let metrics = ServerMetrics()
+        for (kind, n) in summary.kinds { metrics.rejected(kind, count: n) }
+        return Self.json(summary.json)
+    }
+
+    // MARK: Helpers
+
+    /// The body as JSON, within the size limit.
+    private func body(_ request: Request) async throws -> JSONValue {
+        if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > limit { throw Problem.tooLarge(limit: limit) }
+        let buffer: ByteBuffer
+        do { buffer = try await request.body.collect(upTo: limit) } catch let e as HTTPError where e.status == .contentTooLarge {
+            throw Problem.tooLarge(limit: limit)
+        }
+        do { return try JSONParser.parse(Array(buffer.readableBytesView)) } catch { throw Problem.malformedJSON(error) }
+    }
+
+    static func noRequest(_ id: String) -> Problem {
+        Problem(.notFound, title: "Unknown request", detail: "no pending request with identifier '\(id)'")
+    }
+
+    static func json(_ text: String, status: HTTPResponse.Status = .ok) -> Response {
+        json(Array(text.utf8), status: status)
+    }
+
+    static func json(_ bytes: [UInt8], status: HTTPResponse.Status = .ok) -> Response {
+        Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+
+    static func deviceJSON(_ s: DeviceStatus) -> [UInt8] {
+        var w = JSONWriter()
+        w.beginObject()
+        w.field("device", s.device)
+        w.key("lastFix"); if let t = s.lastFix { w.timestamp(t) } else { w.null() }
+        w.key("lastSighting"); if let t = s.lastSighting { w.timestamp(t) } else { w.null() }
+        w.key("memberships"); w.beginArray()
+        for m in s.memberships {
+            w.beginObject()
+            w.field("identifier", m.identifier)
+            w.field("regionId", m.regionID)
+            w.field("phase", m.phase)
+            w.key("since"); w.timestamp(m.since)
+            w.endObject()
+        }
+        w.endArray()
+        w.endObject()
+        return w.bytes
+    }
+}

@@ -1,0 +1,213 @@
+import GRDB
+import Logging
+import Storage
+import TriggerEngine
+
+/// The one owner of the engine. Every change follows the same order: evaluate in memory, write what changed (and
+/// the notifications it fired) in ONE SQLite transaction, and only then answer. The store is written synchronously
+/// inside the actor on purpose: no other call can interleave between evaluating and committing, so the file
+/// always holds a state whose notifications are all in the outbox.
+///
+/// If a commit fails, memory is ahead of the file and cannot be rolled back: the host refuses further changes
+/// (and `/readyz` says so) until a restart reloads the last committed state.
+public actor EngineHost {
+    let engine: TriggerEngine
+    let decoder: RequestDecoder
+    public nonisolated let store: Store
+    let logger: Logger
+    let metrics = ServerMetrics()
+    public nonisolated let outboxSignal: OutboxSignal
+    public let restored: RestoreSummary
+    private var failure: String?
+
+    public init(store: Store, clock: ServerConfiguration.Clock, logger: Logger) throws {
+        let engine = TriggerEngine(configuration: .init(clock: clock == .wall ? .external : .eventTime))
+        let decoder = RequestDecoder()
+        restored = try store.restore(into: engine, decoder: decoder)
+        self.engine = engine
+        self.decoder = decoder
+        self.store = store
+        self.logger = logger
+        self.outboxSignal = OutboxSignal()
+        logger.info("engine restored", metadata: ["requests": "\(restored.requests)", "devices": "\(restored.devices)",
+                                                   "delivered": "\(restored.delivered)", "skipped": "\(restored.skipped)"])
+    }
+
+    /// Nil while healthy; otherwise why changes are refused.
+    public var failureReason: String? { failure }
+
+    // MARK: Requests
+
+    public enum AddResult: Sendable, Equatable { case added, replaced }
+
+    /// Adds or replaces requests given as JSON (one object or an array), all or none: every request is decoded and
+    /// checked (placeholders included) before the first is added. Should the engine still refuse one, the ones
+    /// before it are kept and stored, as `TriggerEngine.add(contentsOf:)` does.
+    public func add(_ json: JSONValue) throws(Problem) -> [(identifier: String, result: AddResult)] {
+        try checkHealthy()
+        let requests: [NotificationRequest]
+        do { requests = try decoder.decodeRequests(json) } catch { throw Problem.invalidRequest(error) }
+        let items: [JSONValue] = json.arrayValue ?? [json]
+        var out: [(identifier: String, result: AddResult)] = []
+        for (k, r) in requests.enumerated() {
+            do {
+                let outcome = try engine.add(r)
+                out.append((r.identifier, outcome == .added ? .added : .replaced))
+            } catch {
+                // Templates are checked by the engine: the requests before this one are in memory already.
+                var e = error
+                e.path = json.arrayValue == nil ? e.path : "[\(k)].\(e.path)"
+                try commitRequests(Array(requests[..<k]), items: Array(items[..<k]))
+                throw Problem.invalidRequest(e)
+            }
+        }
+        try commitRequests(requests, items: items)
+        return out
+    }
+
+    private func commitRequests(_ requests: [NotificationRequest], items: [JSONValue]) throws(Problem) {
+        guard !requests.isEmpty else { return }
+        let stored = zip(requests, items).compactMap { r, item -> StoredRequest? in
+            engine.state(ofRequest: r.identifier).map { StoredRequest(identifier: r.identifier, json: item.jsonText, state: $0) }
+        }
+        let counters = engine.counters
+        try commit { db in
+            for s in stored {
+                try RequestRepository().save(s, in: db)
+                try DeliveredRepository().delete(identifier: s.identifier, in: db)
+            }
+            try EngineMetaRepository().save(counters, in: db)
+        }
+    }
+
+    /// Removes the given requests; returns those that were pending.
+    public func remove(_ identifiers: [String]) throws(Problem) -> [String] {
+        try checkHealthy()
+        let removed = engine.remove(identifiers: identifiers)
+        try commit { db in try RequestRepository().delete(identifiers: removed, in: db) }
+        return removed
+    }
+
+    /// Removes every pending request (delivered records stay); returns their identifiers.
+    public func removeAll() throws(Problem) -> [String] {
+        try checkHealthy()
+        let all = engine.pendingRequests.map(\.identifier)
+        engine.removeAll()
+        try commit { db in try RequestRepository().deleteAll(in: db) }
+        return all
+    }
+
+    // MARK: Fixes and sightings
+
+    /// Evaluates one batch of fixes; returns the rejected ones by line, after the batch is committed.
+    public func process(fixes: [(line: Int, fix: LocationFix)]) throws(Problem) -> [(line: Int, reason: FixRejection)] {
+        try checkHealthy()
+        let deadlines = engine.pendingDeadlines
+        var fired: [FiredNotification] = []
+        var rejected: [(line: Int, reason: FixRejection)] = []
+        var touched = Set<String>()
+        for (line, fix) in fixes {
+            touched.insert(fix.device)
+            if case .rejected(let reason) = engine.process(fix, emit: { fired.append($0) }) { rejected.append((line, reason)) }
+        }
+        try commitBatch(touched: touched.union(passed(deadlines)), fired: fired)
+        metrics.fixes.increment(by: fixes.count - rejected.count)
+        return rejected
+    }
+
+    /// Evaluates one batch of beacon sightings, like `process(fixes:)`.
+    public func process(sightings: [(line: Int, sighting: BeaconSighting)]) throws(Problem) -> [(line: Int, reason: FixRejection)] {
+        try checkHealthy()
+        let deadlines = engine.pendingDeadlines
+        var fired: [FiredNotification] = []
+        var rejected: [(line: Int, reason: FixRejection)] = []
+        var touched = Set<String>()
+        for (line, s) in sightings {
+            touched.insert(s.device)
+            if case .rejected(let reason) = engine.process(s, emit: { fired.append($0) }) { rejected.append((line, reason)) }
+        }
+        try commitBatch(touched: touched.union(passed(deadlines)), fired: fired)
+        metrics.sightings.increment(by: sightings.count - rejected.count)
+        return rejected
+    }
+
+    /// Writes a batch's consequences in one transaction: the devices it may have changed, the fired requests'
+    /// firing counts (or their move to delivered), the notifications, the counters.
+    private func commitBatch(touched: Set<String>, fired: [FiredNotification]) throws(Problem) {
+        var devices = touched
+        for n in fired { devices.insert(n.device) }
+        var snapshots: [DeviceSnapshot] = []
+        var gone: [String] = []
+        for name in devices.sorted() {
+            if let s = engine.snapshot(ofDevice: name) { snapshots.append(s) } else { gone.append(name) }
+        }
+        var firings: [(String, UInt64)] = []
+        var delivered: [DeliveredRequest] = []
+        for id in Set(fired.map(\.identifier)).sorted() {
+            if let state = engine.state(ofRequest: id) {
+                firings.append((id, state.firings))
+            } else if let d = engine.delivered.last(where: { $0.request.identifier == id }) {
+                delivered.append(d)
+            }
+        }
+        let counters = engine.counters
+        try commit { db in
+            for s in snapshots { try DeviceStateRepository().save(s, in: db) }
+            for name in gone { try DeviceStateRepository().delete(device: name, in: db) }
+            for (id, n) in firings { try RequestRepository().updateFirings(identifier: id, firings: n, in: db) }
+            for d in delivered {
+                let json = try RequestRepository().find(d.request.identifier, in: db)?.json ?? "{}"
+                try DeliveredRepository().save(.init(identifier: d.request.identifier, json: json, device: d.device,
+                                                     deliveredAt: d.deliveredAt), in: db)
+                try RequestRepository().delete(identifiers: [d.request.identifier], in: db)
+            }
+            for n in fired { try OutboxRepository().append(n, in: db) }
+            try EngineMetaRepository().save(counters, in: db)
+        }
+        if !fired.isEmpty {
+            metrics.notifications.increment(by: fired.count)
+            outboxSignal.notify()
+        }
+    }
+
+    // MARK: Clock
+
+    /// Moves the clock (wall-clock mode), firing the dwell and beacon-exit deadlines it passes, committed like a
+    /// batch. Does nothing when there is nothing to fire and no deadline passed.
+    public func advance(to time: Timestamp) throws(Problem) {
+        guard failure == nil, time > engine.now else { return }
+        let deadlines = engine.pendingDeadlines
+        var fired: [FiredNotification] = []
+        engine.advance(to: time) { fired.append($0) }
+        let changed = passed(deadlines)
+        // No deadline passed: only the clock moved, and it is stored with the next real change.
+        guard !changed.isEmpty || !fired.isEmpty else { return }
+        try commitBatch(touched: changed, fired: fired)
+    }
+
+    /// Devices whose deadline (pending before the batch) the clock has now passed: the engine handled them.
+    private func passed(_ deadlines: [TriggerEngine.PendingDeadline]) -> Set<String> {
+        let now = engine.now
+        return Set(deadlines.lazy.filter { $0.deadline <= now }.map(\.device))
+    }
+
+    // MARK: Devices
+
+    public func status(ofDevice name: String) -> DeviceStatus? { engine.status(ofDevice: name) }
+
+    // MARK: Internals
+
+    private func checkHealthy() throws(Problem) {
+        if let failure { throw Problem.unavailable("changes are refused until a restart: \(failure)") }
+    }
+
+    private func commit(_ body: (Database) throws -> Void) throws(Problem) {
+        do {
+            try store.write(body)
+        } catch {
+            failure = "a commit failed: \(error)"
+            logger.critical("commit failed; refusing further changes", metadata: ["error": "\(error)"])
+            throw Problem.unavailable("the change could not be stored: \(error)")
+        }
+    }
+}

@@ -1,0 +1,124 @@
+import Hummingbird
+import Ingest
+import TriggerEngine
+
+/// Reads a `POST /v1/fixes` or `/v1/sightings` body and hands it to the engine in batches, one body chunk at a
+/// time: NDJSON is never buffered whole. A JSON array (first non-blank byte `[`) is collected (within the body
+/// limit), and its elements are fed to the same NDJSON decoder one per line, so both forms get identical
+/// validation; an error's `line` is then the 1-based element index.
+///
+/// Every chunk is a batch committed before the next one is read: a client that loses the connection mid-body may
+/// resend it whole, and the already committed records are then dropped as duplicates or late.
+struct IngestReader<Decoder: StreamingRecordDecoder> {
+    var decoder: Decoder
+    let limit: Int
+    let submit: ([(line: Int, record: Decoder.Record)]) async throws(Problem) -> [(line: Int, reason: FixRejection)]
+
+    private var summary = IngestSummary()
+    private var batch: [(line: Int, record: Decoder.Record)] = []
+
+    init(decoder: Decoder, limit: Int,
+         submit: @escaping ([(line: Int, record: Decoder.Record)]) async throws(Problem) -> [(line: Int, reason: FixRejection)]) {
+        self.decoder = decoder
+        self.limit = limit
+        self.submit = submit
+    }
+
+    mutating func read(_ body: RequestBody) async throws -> IngestSummary {
+        var received = 0
+        var isArray: Bool?
+        var collected: [UInt8] = []
+        var framer = LineFramer()
+        for try await chunk in body {
+            received += chunk.readableBytes
+            if received > limit { throw Problem.tooLarge(limit: limit) }
+            if isArray == nil, let first = chunk.readableBytesView.first(where: { !Self.isBlank($0) }) {
+                isArray = first == UInt8(ascii: "[")
+            }
+            if isArray == true {
+                collected.append(contentsOf: chunk.readableBytesView)
+                continue
+            }
+            framer.feed(chunk.readableBytesView) { line, bytes in decode(line: line, bytes) }
+            try await flush()
+        }
+        if isArray == true {
+            try await readArray(collected)
+        } else {
+            framer.finish { line, bytes in decode(line: line, bytes) }
+        }
+        decoder.finish(onRecord: { _ in }, onError: { _ in })
+        try await flush()
+        return summary
+    }
+
+    private mutating func readArray(_ bytes: [UInt8]) async throws {
+        let json: JSONValue
+        do { json = try JSONParser.parse(bytes) } catch { throw Problem.malformedJSON(error) }
+        guard let items = json.arrayValue else { throw Problem(.badRequest, title: "Malformed JSON", detail: "expected an array") }
+        for (k, item) in items.enumerated() {
+            decode(line: k + 1, Array((item.jsonText + "\n").utf8))
+            if batch.count >= 1024 { try await flush() }
+        }
+    }
+
+    private mutating func decode(line: Int, _ bytes: [UInt8]) {
+        var records: [Decoder.Record] = []
+        var errors: [IngestError] = []
+        bytes.withUnsafeBytes { decoder.decode($0, onRecord: { records.append($0) }, onError: { errors.append($0) }) }
+        for r in records { batch.append((line, r)) }
+        for e in errors { summary.reject(line: line, field: e.field, reason: e.reason, kind: e.kind) }
+    }
+
+    private mutating func flush() async throws {
+        guard !batch.isEmpty else { return }
+        let current = batch
+        batch.removeAll(keepingCapacity: true)
+        let rejected = try await submit(current)
+        summary.accepted += current.count - rejected.count
+        for r in rejected { summary.reject(line: r.line, field: nil, reason: r.reason.description, kind: r.reason.rawValue) }
+    }
+
+    static func isBlank(_ b: UInt8) -> Bool { b == 0x20 || b == 0x0A || b == 0x0D || b == 0x09 }
+}
+
+/// What an ingest request answers: `{accepted, rejected, errors: [{line, field, reason}]}`.
+struct IngestSummary: Sendable {
+    struct Entry: Sendable {
+        var line: Int
+        var field: String?
+        var reason: String
+    }
+    /// At most this many errors are listed; `rejected` still counts them all.
+    static let errorListLimit = 1000
+    var accepted = 0
+    var rejected = 0
+    var errors: [Entry] = []
+    /// Rejections by kind, for metrics.
+    var kinds: [String: Int] = [:]
+
+    mutating func reject(line: Int, field: String?, reason: String, kind: String) {
+        rejected += 1
+        kinds[kind, default: 0] += 1
+        if errors.count < Self.errorListLimit { errors.append(Entry(line: line, field: field, reason: reason)) }
+    }
+
+    var json: [UInt8] {
+        var w = JSONWriter(capacity: 128 + errors.count * 64)
+        w.beginObject()
+        w.field("accepted", accepted)
+        w.field("rejected", rejected)
+        w.key("errors")
+        w.beginArray()
+        for e in errors.sorted(by: { $0.line < $1.line }) {
+            w.beginObject()
+            w.field("line", e.line)
+            if let f = e.field { w.field("field", f) } else { w.key("field"); w.null() }
+            w.field("reason", e.reason)
+            w.endObject()
+        }
+        w.endArray()
+        w.endObject()
+        return w.bytes
+    }
+}

@@ -1,0 +1,50 @@
+import Hummingbird
+import TriggerEngine
+
+/// An RFC 9457 problem document (`application/problem+json`): every error the API returns is one of these, with a
+/// detail precise enough to fix the request without reading the server's log.
+public struct Problem: HTTPResponseError, Sendable {
+    public var status: HTTPResponse.Status
+    public var title: String
+    public var detail: String
+    /// Extra members (the JSON path of a bad field, the identifier of a bad request).
+    public var extensions: [(String, String)]
+
+    public init(_ status: HTTPResponse.Status, title: String, detail: String, extensions: [(String, String)] = []) {
+        self.status = status
+        self.title = title
+        self.detail = detail
+        self.extensions = extensions
+    }
+
+    public func response(from request: Request, context: some RequestContext) throws -> Response {
+        var w = JSONWriter(capacity: 256)
+        w.beginObject()
+        w.field("type", "about:blank")
+        w.field("title", title)
+        w.field("status", Int(status.code))
+        w.field("detail", detail)
+        for (k, v) in extensions { w.field(k, v) }
+        w.endObject()
+        return Response(status: status, headers: [.contentType: "application/problem+json"],
+                        body: .init(byteBuffer: ByteBuffer(bytes: w.bytes)))
+    }
+
+    static func malformedJSON(_ error: JSONParser.Error) -> Problem {
+        Problem(.badRequest, title: "Malformed JSON", detail: "the body is not valid JSON: \(error)")
+    }
+
+    static func invalidRequest(_ error: RequestError) -> Problem {
+        var ext: [(String, String)] = [("path", error.path)]
+        if let id = error.identifier { ext.append(("identifier", id)) }
+        return Problem(.unprocessableContent, title: "Invalid notification request", detail: error.description, extensions: ext)
+    }
+
+    static func tooLarge(limit: Int) -> Problem {
+        Problem(.contentTooLarge, title: "Body too large", detail: "the request body exceeds the limit of \(limit) bytes")
+    }
+
+    static func unavailable(_ reason: String) -> Problem {
+        Problem(.serviceUnavailable, title: "Storage unavailable", detail: reason)
+    }
+}

@@ -1,0 +1,71 @@
+/// What `geotrigger serve` was asked to do. Defaults are the documented ones.
+public struct ServerConfiguration: Sendable {
+    public var databasePath: String
+    public var host: String
+    /// 0 lets the system pick (tests).
+    public var port: Int
+    public var sinks: [SinkConfiguration]
+    /// Bearer token clients must send; required when `host` is not a loopback address.
+    public var token: String?
+    /// Largest request body accepted, in bytes (requests, fixes and sightings alike).
+    public var maximumBodyBytes: Int
+    public var clock: Clock
+
+    /// SPEC §3 "Time".
+    public enum Clock: String, Sendable, CaseIterable {
+        /// Live: the clock is wall time, advanced every second, so dwell and beacon-exit deadlines fire on time
+        /// even when no further input arrives. Fixes do not move it.
+        case wall
+        /// Replay: the clock is the newest fix or sighting timestamp; deadlines fire when input moves it past them.
+        case event
+    }
+
+    public init(databasePath: String = "./geotrigger.sqlite", host: String = "127.0.0.1", port: Int = 8080,
+                sinks: [SinkConfiguration] = [], token: String? = nil, maximumBodyBytes: Int = 16 << 20,
+                clock: Clock = .wall) {
+        self.databasePath = databasePath
+        self.host = host
+        self.port = port
+        self.sinks = sinks
+        self.token = token
+        self.maximumBodyBytes = maximumBodyBytes
+        self.clock = clock
+    }
+
+    /// Whether the listen address only accepts connections from this machine.
+    public var isLoopback: Bool {
+        host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
+    }
+
+    /// Refuses a configuration that would expose the API unauthenticated.
+    public func validate() throws(ServerConfigurationError) {
+        if !isLoopback, (token ?? "").isEmpty {
+            throw ServerConfigurationError(reason: "listening on \(host) (not loopback) needs a bearer token: set GEOTRIGGER_TOKEN or --token-file")
+        }
+        if maximumBodyBytes <= 0 { throw ServerConfigurationError(reason: "the body size limit must be positive") }
+    }
+}
+
+/// A sink the outbox delivers to.
+public enum SinkConfiguration: Sendable, Hashable {
+    /// NDJSON lines appended to a file, or written to standard output for `-`.
+    case ndjson(path: String)
+
+    /// From the command-line form `ndjson:PATH` or `ndjson:-`.
+    public init?(argument: String) {
+        guard argument.hasPrefix("ndjson:"), argument.count > "ndjson:".count else { return nil }
+        self = .ndjson(path: String(argument.dropFirst("ndjson:".count)))
+    }
+
+    /// The name its cursor is stored under: stable across restarts, so delivery resumes where it stopped.
+    public var name: String {
+        switch self {
+        case .ndjson(let path): "ndjson:\(path)"
+        }
+    }
+}
+
+public struct ServerConfigurationError: Error, Sendable, CustomStringConvertible {
+    public var reason: String
+    public var description: String { reason }
+}

@@ -1,0 +1,74 @@
+import GRDB
+import TriggerEngine
+
+/// The `requests` table: pending notification requests.
+public struct RequestRepository: Sendable {
+    public init() {}
+
+    /// Inserts or replaces a request. A replaced request's pair states belong to its old revision: they go too.
+    public func save(_ r: StoredRequest, in db: Database) throws {
+        try db.execute(
+            sql: """
+                INSERT INTO requests (identifier, json, revision, firings, added_generation, added_at)
+                VALUES (?, ?, ?, ?, ?, ?)
+                ON CONFLICT(identifier) DO UPDATE SET json = excluded.json, revision = excluded.revision,
+                  firings = excluded.firings, added_generation = excluded.added_generation, added_at = excluded.added_at
+                """,
+            arguments: [r.identifier, r.json, Int64(bitPattern: r.state.revision), Int64(bitPattern: r.state.firings),
+                        Int64(bitPattern: r.state.addedGeneration), r.state.addedAt.microseconds])
+        try db.execute(sql: "DELETE FROM pair_states WHERE identifier = ? AND revision <> ?",
+                       arguments: [r.identifier, Int64(bitPattern: r.state.revision)])
+    }
+
+    /// Records a request's firing count after a batch that fired it.
+    public func updateFirings(identifier: String, firings: UInt64, in db: Database) throws {
+        try db.execute(sql: "UPDATE requests SET firings = ? WHERE identifier = ?",
+                       arguments: [Int64(bitPattern: firings), identifier])
+    }
+
+    /// Deletes requests and their pair states; returns the identifiers that existed.
+    @discardableResult
+    public func delete(identifiers: [String], in db: Database) throws -> [String] {
+        var removed: [String] = []
+        for id in identifiers {
+            try db.execute(sql: "DELETE FROM requests WHERE identifier = ?", arguments: [id])
+            if db.changesCount > 0 { removed.append(id) }
+            try db.execute(sql: "DELETE FROM pair_states WHERE identifier = ?", arguments: [id])
+        }
+        return removed
+    }
+
+    public func deleteAll(in db: Database) throws {
+        try db.execute(sql: "DELETE FROM requests")
+        try db.execute(sql: "DELETE FROM pair_states")
+    }
+
+    public func find(_ identifier: String, in db: Database) throws -> StoredRequest? {
+        try Row.fetchOne(db, sql: "SELECT * FROM requests WHERE identifier = ?", arguments: [identifier]).map(Self.decode)
+    }
+
+    /// Requests ordered by identifier, after `cursor` (exclusive) when given, skipping `offset`.
+    public func page(after cursor: String?, offset: Int, limit: Int, in db: Database) throws -> [StoredRequest] {
+        try Row.fetchAll(
+            db, sql: "SELECT * FROM requests WHERE identifier > ? ORDER BY identifier LIMIT ? OFFSET ?",
+            arguments: [cursor ?? "", limit, offset]
+        ).map(Self.decode)
+    }
+
+    public func all(in db: Database) throws -> [StoredRequest] {
+        try Row.fetchAll(db, sql: "SELECT * FROM requests ORDER BY identifier").map(Self.decode)
+    }
+
+    public func count(in db: Database) throws -> Int {
+        try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM requests") ?? 0
+    }
+
+    static func decode(_ row: Row) -> StoredRequest {
+        let revision: Int64 = row["revision"], firings: Int64 = row["firings"], generation: Int64 = row["added_generation"]
+        let addedAt: Int64 = row["added_at"]
+        return StoredRequest(
+            identifier: row["identifier"], json: row["json"],
+            state: .init(revision: UInt64(bitPattern: revision), firings: UInt64(bitPattern: firings),
+                         addedGeneration: UInt64(bitPattern: generation), addedAt: Timestamp(microseconds: addedAt)))
+    }
+}

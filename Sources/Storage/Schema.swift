@@ -1,0 +1,63 @@
+import GRDB
+
+/// The SQLite schema as versioned migrations. A migration, once released, is never edited: a change is a new one.
+enum Schema {
+    static var migrator: DatabaseMigrator {
+        var m = DatabaseMigrator()
+        m.registerMigration("v1") { db in
+            // Engine-wide counters (generation, revision, clock) as key/value text.
+            try db.create(table: "engine_meta") { t in
+                t.primaryKey("key", .text)
+                t.column("value", .text).notNull()
+            }
+            // Pending requests: the JSON as accepted, and the numbers behind deliveryId and implied states.
+            try db.create(table: "requests") { t in
+                t.primaryKey("identifier", .text)
+                t.column("json", .text).notNull()
+                t.column("revision", .integer).notNull()
+                t.column("firings", .integer).notNull()
+                t.column("added_generation", .integer).notNull()
+                t.column("added_at", .integer).notNull()
+            }
+            // Device records (engine-private state text) and what a reader may want without the engine.
+            try db.create(table: "devices") { t in
+                t.primaryKey("device", .text)
+                t.column("last_fix", .integer)
+                t.column("last_sighting", .integer)
+                t.column("state", .text).notNull()
+            }
+            // Stored (request, device) pair states; pairs in their implied state have no row.
+            try db.create(table: "pair_states") { t in
+                t.column("device", .text).notNull().references("devices", onDelete: .cascade)
+                t.column("identifier", .text).notNull()
+                t.column("revision", .integer).notNull()
+                t.column("state", .text).notNull()
+                // The engine's pair order: it decides the order in which one fix's notifications fire.
+                t.column("position", .integer).notNull()
+                t.primaryKey(["device", "identifier"])
+            }
+            // repeats: false requests that fired and left the pending set.
+            try db.create(table: "delivered") { t in
+                t.primaryKey("identifier", .text)
+                t.column("json", .text).notNull()
+                t.column("device", .text).notNull()
+                t.column("delivered_at", .integer).notNull()
+            }
+            // Fired notifications in firing order; `sequence` is the order sinks deliver in.
+            try db.create(table: "outbox") { t in
+                t.autoIncrementedPrimaryKey("sequence")
+                t.column("delivery_id", .text).notNull().unique()
+                t.column("identifier", .text).notNull()
+                t.column("device", .text).notNull()
+                t.column("json", .text).notNull()
+                t.column("created_at", .integer).notNull()
+            }
+            // Per sink, the last outbox sequence it has delivered (acknowledged).
+            try db.create(table: "sink_cursors") { t in
+                t.primaryKey("sink", .text)
+                t.column("sequence", .integer).notNull()
+            }
+        }
+        return m
+    }
+}

@@ -1,0 +1,67 @@
+import Foundation
+import HummingbirdTesting
+import Testing
+
+/// kill -9 at a random moment of an ingest stream, restart on the same file, resend the stream from the start:
+/// the notifications (deduplicated by deliveryId, since delivery is at least once) are exactly those of an
+/// uninterrupted run, in the same order.
+@Suite(.serialized) struct CrashTests {
+    static let devices = (0..<8).map { "dev-\($0)" }
+
+    /// 40 batches; in each, every device moves in or out of the circle, so most fixes fire.
+    static let batches: [String] = (0..<40).map { b in
+        devices.enumerated().map { k, d in
+            fixLine(d, b * 10 + k, inside: (b + k) % 3 != 0)
+        }.joined(separator: "\n")
+    }
+
+    func run(database: String, sink: String, directory: URL, killAfter: Int?) async throws {
+        var server = try ServeProcess(database: database, sink: sink, directory: directory)
+        try await server.waitUntilListening()
+        _ = try await server.put("/v1/requests/alex", requestJSON())
+        if let killAfter {
+            for batch in Self.batches[..<killAfter] { _ = try await server.post("/v1/fixes", batch) }
+            // Kill while the next batch is in flight.
+            let port = server.port, batch = Self.batches[killAfter]
+            let inFlight = Task { _ = try? await ServeProcess.send(.post, "/v1/fixes", batch, port: port) }
+            try await Task.sleep(for: .milliseconds(2))
+            server.kill9()
+            _ = await inFlight.value
+            server = try ServeProcess(database: database, sink: sink, directory: directory)
+            try await server.waitUntilListening()
+            // The client does not know which fixes were committed: it sends them all again. (Not the request: its
+            // PUT was answered, so it is stored, and a PUT again would replace it and start its state afresh.)
+        }
+        for batch in Self.batches { _ = try await server.post("/v1/fixes", batch) }
+        try await Task.sleep(for: .milliseconds(500))
+        server.stop()
+    }
+
+    static func deduplicated(_ path: String) throws -> [String] {
+        var seen = Set<String>()
+        var out: [String] = []
+        for line in try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n") {
+            guard let r = line.range(of: #""deliveryId":""#) else { continue }
+            let id = String(line[r.upperBound...].prefix { $0 != "\"" })
+            if seen.insert(id).inserted { out.append(String(line)) }
+        }
+        return out
+    }
+
+    @Test(arguments: [3, 17, 31]) func killNineMidStreamLosesAndRepeatsNothing(killAfter: Int) async throws {
+        let server = try TestServer()
+        let reference = server.directory.appendingPathComponent("reference")
+        let crashed = server.directory.appendingPathComponent("crashed")
+        try FileManager.default.createDirectory(at: reference, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: crashed, withIntermediateDirectories: true)
+        try await run(database: reference.appendingPathComponent("g.sqlite").path,
+                      sink: reference.appendingPathComponent("out.ndjson").path, directory: server.directory, killAfter: nil)
+        try await run(database: crashed.appendingPathComponent("g.sqlite").path,
+                      sink: crashed.appendingPathComponent("out.ndjson").path, directory: server.directory, killAfter: killAfter)
+        let expected = try Self.deduplicated(reference.appendingPathComponent("out.ndjson").path)
+        let got = try Self.deduplicated(crashed.appendingPathComponent("out.ndjson").path)
+        #expect(expected.count > 100)
+        #expect(got.count == expected.count)
+        #expect(got == expected)
+    }
+}

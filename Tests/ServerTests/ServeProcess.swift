@@ -1,0 +1,100 @@
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import NIOCore
+
+/// The built `geotrigger serve` executable as a child process on a port the system picks, for crash tests.
+final class ServeProcess {
+    let process = Process()
+    let stderrURL: URL
+    private(set) var port = 0
+
+    static var executable: URL {
+        // The test bundle sits in the build folder next to the executable (or a few levels inside it).
+        var dir = URL(fileURLWithPath: CommandLine.arguments[0])
+        for _ in 0..<5 {
+            dir = dir.deletingLastPathComponent()
+            let candidate = dir.appendingPathComponent("geotrigger")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+        }
+        return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent(".build/debug/geotrigger")
+    }
+
+    init(database: String, sink: String, directory: URL) throws {
+        stderrURL = directory.appendingPathComponent("serve-\(UUID().uuidString).log")
+        _ = FileManager.default.createFile(atPath: stderrURL.path, contents: nil)
+        process.executableURL = Self.executable
+        process.arguments = ["serve", "--database", database, "--listen", "127.0.0.1:0", "--sink", "ndjson:\(sink)"]
+        process.standardError = try FileHandle(forWritingTo: stderrURL)
+        process.standardOutput = FileHandle.nullDevice
+        var environment = ProcessInfo.processInfo.environment
+        environment["GEOTRIGGER_TOKEN"] = nil
+        process.environment = environment
+        try process.run()
+    }
+
+    /// Waits for the "listening" log line and reads the port from it.
+    func waitUntilListening() async throws {
+        for _ in 0..<400 {
+            let log = (try? String(contentsOf: stderrURL, encoding: .utf8)) ?? ""
+            if let line = log.split(separator: "\n").first(where: { $0.contains("listening") && $0.contains("port=") }),
+                let range = line.range(of: "port=")
+            {
+                port = Int(line[range.upperBound...].prefix { $0.isNumber }) ?? 0
+                if port > 0 { return }
+            }
+            if !process.isRunning { break }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        // A server that never said where it listens must not outlive the test.
+        if process.isRunning { kill9() }
+        throw ServeProcessError(log: (try? String(contentsOf: stderrURL, encoding: .utf8)) ?? "")
+    }
+
+    func post(_ path: String, _ body: String) async throws -> TestClient.Response {
+        try await Self.send(.post, path, body, port: port)
+    }
+
+    func put(_ path: String, _ body: String) async throws -> TestClient.Response {
+        try await Self.send(.put, path, body, port: port)
+    }
+
+    /// One request on a fresh connection (static: a request in flight while the process is killed needs no
+    /// reference to it).
+    static func send(_ method: HTTPRequest.Method, _ path: String, _ body: String, port: Int) async throws -> TestClient.Response {
+        let client = TestClient(host: "127.0.0.1", port: port)
+        client.connect()
+        do {
+            let response = try await client.execute(.init(path, method: method, body: ByteBuffer(string: body)))
+            try? await client.shutdown()
+            return response
+        } catch {
+            try? await client.shutdown()
+            throw error
+        }
+    }
+
+    /// Whatever way a test ends, the child does not outlive it.
+    deinit {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+    }
+
+    func kill9() {
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    func stop() {
+        process.terminate()
+        process.waitUntilExit()
+    }
+}
+
+struct ServeProcessError: Error, CustomStringConvertible {
+    var log: String
+    var description: String { "geotrigger serve did not start:\n\(log)" }
+}

@@ -1,0 +1,70 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import Metrics
+import Prometheus
+import Server
+
+/// Prometheus as the metrics backend, bootstrapped once for the whole test process (the facade allows one).
+let testRegistry: PrometheusCollectorRegistry = {
+    let registry = PrometheusCollectorRegistry()
+    MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
+    return registry
+}()
+
+/// A real server on a loopback port chosen by the system, over a real SQLite file in its own temporary folder.
+struct TestServer {
+    let directory: URL
+    var database: String { directory.appendingPathComponent("geotrigger.sqlite").path }
+    var sinkPath: String { directory.appendingPathComponent("out.ndjson").path }
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("server-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    func configuration(token: String? = nil, limit: Int = 1 << 20, clock: ServerConfiguration.Clock = .wall) -> ServerConfiguration {
+        ServerConfiguration(databasePath: database, host: "127.0.0.1", port: 0, sinks: [.ndjson(path: sinkPath)],
+                            token: token, maximumBodyBytes: limit, clock: clock)
+    }
+
+    /// Starts the server, runs `body` against it over HTTP, stops it.
+    func run<T>(token: String? = nil, limit: Int = 1 << 20, clock: ServerConfiguration.Clock = .wall, _ body: @escaping @Sendable (any TestClientProtocol) async throws -> T) async throws -> T {
+        let registry = testRegistry
+        var logger = Logger(label: "server-tests")
+        logger.logLevel = .warning
+        let server = try GeoTriggerServer(configuration: configuration(token: token, limit: limit, clock: clock), logger: logger,
+                                          metricsText: { registry.emitToBuffer() })
+        return try await server.makeApplication().test(.live, body)
+    }
+
+    /// The sink's lines once it has at least `count` (the dispatcher runs on its own), or what it has after 5 s.
+    func sinkLines(atLeast count: Int) async throws -> [String] {
+        for _ in 0..<100 {
+            let lines = ((try? String(contentsOfFile: sinkPath, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+            if lines.count >= count { return lines }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        return ((try? String(contentsOfFile: sinkPath, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+    }
+}
+
+extension TestResponse {
+    var text: String { String(buffer: body) }
+}
+
+/// A 100 m circle at Alexanderplatz; `repeats` and `identifier` vary per test.
+func requestJSON(_ identifier: String? = nil, repeats: Bool = true, title: String = "{device} {event}") -> String {
+    let id = identifier.map { #""identifier": "\#($0)", "# } ?? ""
+    return """
+        {\(id)"content": {"title": "\(title)"},
+         "trigger": {"type": "location", "repeats": \(repeats),
+                     "region": {"type": "circle", "id": "alex", "center": {"latitude": 52.5219, "longitude": 13.4132}, "radius": 100}}}
+        """
+}
+
+/// One NDJSON fix line, `second` after a fixed epoch, inside or well outside the circle.
+func fixLine(_ device: String, _ second: Int, inside: Bool) -> String {
+    #"{"device": "\#(device)", "timestamp": \#(1_800_000_000 + second), "latitude": \#(inside ? 52.5219 : 52.53), "longitude": 13.4132}"#
+}
