@@ -4,74 +4,52 @@
 /// `distantPast`), doubles use Swift's round-tripping description (so NaN, "no fix yet", survives). Version 1.
 struct PersistedDevice {
     var lastFixTime: Timestamp
-    var lastLatitude: Double
-    var lastLongitude: Double
-    var lastAccuracy: Double
+    var lastFixFingerprint: UInt64
     var lastGeneration: UInt64
-    var hasFix: Bool
     var lastSightingTime: Timestamp
     var observingSince: Timestamp
-    var lastActivity: Timestamp
 
-    init(_ d: DeviceRecord) {
+    init(_ d: DeviceRecord, _ o: ObserverRecord) {
         lastFixTime = d.lastFixTime
-        lastLatitude = d.lastLatitude
-        lastLongitude = d.lastLongitude
-        lastAccuracy = d.lastAccuracy
+        lastFixFingerprint = d.lastFixFingerprint
         lastGeneration = d.lastGeneration
-        hasFix = d.hasFix
-        lastSightingTime = d.lastSightingTime
-        observingSince = d.observingSince
-        lastActivity = d.lastActivity
+        lastSightingTime = o.lastSightingTime
+        observingSince = o.observingSince
     }
 
     init?(text: String) {
-        guard let f = PersistedFields(text: text), f.string("v") == "1",
-            let lastFixTime = f.timestamp("lastFixTime"), let lastLatitude = f.double("lastLatitude"),
-            let lastLongitude = f.double("lastLongitude"), let lastAccuracy = f.double("lastAccuracy"),
+        guard let f = PersistedFields(text: text), f.string("v") == "2",
+            let lastFixTime = f.timestamp("lastFixTime"),
+            let lastFixFingerprint = f.string("lastFixFingerprint").flatMap({ UInt64($0) }),
             let lastGeneration = f.string("lastGeneration").flatMap({ UInt64($0) }),
-            let hasFix = f.string("hasFix").flatMap({ Bool($0) }),
-            let lastSightingTime = f.timestamp("lastSightingTime"), let observingSince = f.timestamp("observingSince"),
-            let lastActivity = f.timestamp("lastActivity")
+            let lastSightingTime = f.timestamp("lastSightingTime"), let observingSince = f.timestamp("observingSince")
         else { return nil }
         self.lastFixTime = lastFixTime
-        self.lastLatitude = lastLatitude
-        self.lastLongitude = lastLongitude
-        self.lastAccuracy = lastAccuracy
+        self.lastFixFingerprint = lastFixFingerprint
         self.lastGeneration = lastGeneration
-        self.hasFix = hasFix
         self.lastSightingTime = lastSightingTime
         self.observingSince = observingSince
-        self.lastActivity = lastActivity
     }
 
     var text: String {
         var w = JSONWriter(capacity: 256)
         w.beginObject()
-        w.field("v", "1")
+        w.field("v", "2")
         w.field("lastFixTime", String(lastFixTime.microseconds))
-        w.field("lastLatitude", lastLatitude.description)
-        w.field("lastLongitude", lastLongitude.description)
-        w.field("lastAccuracy", lastAccuracy.description)
+        w.field("lastFixFingerprint", String(lastFixFingerprint))
         w.field("lastGeneration", String(lastGeneration))
-        w.field("hasFix", String(hasFix))
         w.field("lastSightingTime", String(lastSightingTime.microseconds))
         w.field("observingSince", String(observingSince.microseconds))
-        w.field("lastActivity", String(lastActivity.microseconds))
         w.endObject()
         return String(decoding: w.bytes, as: UTF8.self)
     }
 
-    func apply(to d: inout DeviceRecord) {
+    func apply(to d: inout DeviceRecord, _ o: inout ObserverRecord) {
         d.lastFixTime = lastFixTime
-        d.lastLatitude = lastLatitude
-        d.lastLongitude = lastLongitude
-        d.lastAccuracy = lastAccuracy
+        d.lastFixFingerprint = lastFixFingerprint
         d.lastGeneration = lastGeneration
-        d.hasFix = hasFix
-        d.lastSightingTime = lastSightingTime
-        d.observingSince = observingSince
-        d.lastActivity = lastActivity
+        o.lastSightingTime = lastSightingTime
+        o.observingSince = observingSince
     }
 }
 

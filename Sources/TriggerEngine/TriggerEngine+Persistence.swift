@@ -99,14 +99,15 @@ extension TriggerEngine {
     public func snapshot(ofDevice name: String) -> DeviceSnapshot? {
         guard let d = core.existingDevice(name) else { return nil }
         let dev = core.devices[Int(d)]
+        let observer = core.observers[Int(d)]
         var pairs: [DeviceSnapshot.Pair] = []
         for p in dev.pairs {
             guard core.slotGenerations[Int(p.slot)] == p.slotGeneration, let c = core.compiled[Int(p.slot)] else { continue }
             pairs.append(.init(identifier: c.request.identifier, revision: c.revision, state: PersistedPair(p).text))
         }
         return DeviceSnapshot(device: name, lastFix: dev.hasFix ? dev.lastFixTime : nil,
-                              lastSighting: dev.lastSightingTime > .distantPast ? dev.lastSightingTime : nil,
-                              state: PersistedDevice(dev).text, pairs: pairs)
+                              lastSighting: observer.lastSightingTime > .distantPast ? observer.lastSightingTime : nil,
+                              state: PersistedDevice(dev, observer).text, pairs: pairs)
     }
 
     /// Restores a device after its requests were restored. Pairs of requests that are gone or were replaced since
@@ -116,8 +117,8 @@ extension TriggerEngine {
         guard let device = PersistedDevice(text: snapshot.state) else {
             throw PersistenceError(device: snapshot.device, reason: "unreadable device state")
         }
-        let d = core.deviceIndex(snapshot.device, at: device.lastActivity)
-        device.apply(to: &core.devices[Int(d)])
+        let d = core.deviceIndex(snapshot.device, at: max(device.lastFixTime, device.lastSightingTime))
+        device.apply(to: &core.devices[Int(d)], &core.observers[Int(d)])
         core.devices[Int(d)].pairs.removeAll()
         for pair in snapshot.pairs {
             guard let slot = core.slotByIdentifier[pair.identifier], let c = core.compiled[Int(slot)],
