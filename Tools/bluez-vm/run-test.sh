@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Boots Debian's kernel in QEMU (TCG) with BlueZ's btvirt and runs `geotrigger scan` against the real kernel
 # Bluetooth stack (docs/bluez-vm.md). Usage: run-test.sh GEOTRIGGER_BINARY OUT_DIR
-# Writes OUT_DIR/console.log, notifications.ndjson, sightings.ndjson; exits non-zero if the guest did not finish.
+# Writes OUT_DIR/console.txt and notifications.ndjson; exits non-zero if the guest did not finish.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 binary=$1
@@ -41,10 +41,9 @@ chmod +x "$stage/init"
 (cd "$stage" && find . | cpio -o -H newc 2>/dev/null | gzip -1) >"$out/initramfs.gz"
 timeout "${VM_TIMEOUT:-180}" qemu-system-x86_64 -accel tcg -m 768 -smp 1 \
     -kernel "$root/boot/vmlinuz-$kver" -initrd "$out/initramfs.gz" \
-    -append "console=ttyS0 quiet panic=-1 rdinit=/init" -nographic -no-reboot -nic none -serial stdio \
+    -append "console=ttyS0 quiet panic=-1 rdinit=/init" -display none -monitor none -no-reboot -nic none -serial stdio \
     </dev/null >"$out/console.log" 2>&1 || true
 rm -f "$out/initramfs.gz"
 tr -d '\r' <"$out/console.log" >"$out/console.txt"
 sed -n '/=== NOTIFICATIONS BEGIN/,/=== NOTIFICATIONS END/p' "$out/console.txt" | grep '^{' >"$out/notifications.ndjson" || true
-sed -n '/=== SIGHTINGS BEGIN/,/=== SIGHTINGS END/p' "$out/console.txt" | grep '^{' >"$out/sightings.ndjson" || true
 grep -q "RESULT scenario finished" "$out/console.txt" || { echo "bluez-vm: the guest did not finish; see $out/console.txt" >&2; exit 1; }

@@ -7,8 +7,6 @@ UUID="e2 c5 6d b5 df fb 48 d2 b0 60 d0 f5 a7 10 96 e0"
 geotrigger scan --adapter hci0 --up --duration 0.2 --observer setup >/dev/null 2>/out/setup.err
 geotrigger scan --adapter hci1 --up --observer gw-1 --regions /regions.json >/out/notifications.ndjson 2>/out/scan.err &
 SCAN=$!
-geotrigger scan --adapter hci1 --observer gw-1 >/out/sightings.ndjson 2>/out/sightings.err &
-RAW=$!
 sleep 4
 # Advertise major 42 minor 43 from hci0: parameters (100 ms, non-connectable), data (flags + iBeacon), enable.
 hcitool -i hci0 cmd 0x08 0x0006 a0 00 a0 00 03 00 00 00 00 00 00 00 00 07 00 >/dev/null
@@ -22,9 +20,8 @@ done
 hcitool -i hci0 cmd 0x08 0x000a 00 >/dev/null
 # Silence longer than the 3 s exit timeout: the scanner must report the exit on its own clock.
 sleep 6
-kill -INT $SCAN $RAW
-wait $SCAN
-wait $RAW
+kill -INT $SCAN 2>/dev/null
+# Bounded: a scanner that does not stop within 3 s is reported by its missing summary line, not waited for.
+sleep 3
 echo "=== NOTIFICATIONS BEGIN"; cat /out/notifications.ndjson; echo "=== NOTIFICATIONS END"
-echo "=== SIGHTINGS BEGIN"; cat /out/sightings.ndjson; echo "=== SIGHTINGS END"
-echo "=== STDERR BEGIN"; cat /out/setup.err /out/scan.err /out/sightings.err; echo "=== STDERR END"
+echo "=== STDERR BEGIN"; cat /out/setup.err /out/scan.err; echo "=== STDERR END"
