@@ -4,7 +4,8 @@
 #      (16–1,000 vertices), 10k and 100k regions, 100k devices, sparse and dense;
 #   2. replay end to end (read, parse, evaluate, write) of a 10M-fix NDJSON and CSV trace vs the engine alone;
 #   3. btsnoop decoding: 1M advertising reports through `geotrigger scan --btsnoop`.
-# Installs shapely/numpy from PyPI. Results go to stdout and out/benchmarks/. Options: QUICK=1 for smaller sizes.
+# Installs shapely/numpy from PyPI. Results go to stdout and out/benchmarks/. Options: QUICK=1 for smaller sizes;
+# SECTIONS="engine replay btsnoop" (the default) to run only some.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 Tools/setup.sh
@@ -20,6 +21,9 @@ results=out/benchmarks/results-$stamp.tsv
 sparse_fixes=2000000; dense_fixes=200000; trace_fixes=10000000; reports=1000000; counts="10000 100000"
 if [ "${QUICK:-0}" = 1 ]; then sparse_fixes=400000; dense_fixes=50000; trace_fixes=1000000; reports=100000; counts="10000"; fi
 
+sections=" ${SECTIONS:-engine replay btsnoop} "
+
+if [[ $sections == *" engine "* ]]; then
 echo "# engine vs shapely ($(nproc) cores, $(uname -r), $(swift --version 2>&1 | head -1))" | tee "$results"
 for shape in circles polygons; do
   for density in sparse dense; do
@@ -36,7 +40,9 @@ for shape in circles polygons; do
     done
   done
 done
+fi
 
+if [[ $sections == *" replay "* ]]; then
 echo "# replay end to end ($trace_fixes fixes, 10k circles, 10k devices)" | tee -a "$results"
 engine_only=$($bin/geotrigger-bench trace --fixes "$trace_fixes" --out "$work/trace" | tail -1)
 echo "$engine_only" | tee -a "$results"
@@ -52,11 +58,14 @@ rate = n / (end - start)
 print(f"replay-{fmt}\t{n}\t{rate:.0f} fixes/s\t{size / (end - start) / 1e6:.0f} MB/s\t{rate / engine:.2f} of engine-only")
 PY
 done
+fi
 
+if [[ $sections == *" btsnoop "* ]]; then
 echo "# btsnoop decoding ($reports reports)" | tee -a "$results"
 $bin/geotrigger-bench btsnoop --reports "$reports" --out "$work/capture.btsnoop" >/dev/null
 start=$(date +%s.%N)
 $bin/geotrigger scan --btsnoop "$work/capture.btsnoop" --observer bench -o /dev/null 2>"$work/scan.txt"
 end=$(date +%s.%N)
 python3 -c "import sys; n=$reports; t=$end-$start; print(f'scan-btsnoop\t{n}\t{n/t:.0f} reports/s\t{t:.2f} s')" | tee -a "$results"
+fi
 echo "results: $results" >&2

@@ -64,6 +64,8 @@ struct ReplayCommand: ParsableCommand {
         let started = clock.now
 
         var htmlReport = report.map { _ in ReplayReport(requests: requests) }
+        // Options read once: an ArgumentParser property read per fix costs a generic metadata lookup.
+        let strict = strict, sortByTime = sortByTime, showErrors = showErrors
         func evaluate(_ fix: LocationFix) {
             pacer?.wait(until: fix.timestamp)
             let outcome = engine.process(fix) { n in
@@ -74,6 +76,8 @@ struct ReplayCommand: ParsableCommand {
             if case .rejected(let reason) = outcome { summary.reject(reason) }
             else if htmlReport != nil { htmlReport!.record(fix, inside: engine.status(ofDevice: fix.device)?.memberships ?? []) }
         }
+        // The common case (no pacing, report or sorting) takes a loop with nothing but evaluation and output.
+        let plain = pacer == nil && htmlReport == nil && !sortByTime
 
         // Decoding runs on its own thread; evaluation and output stay here, in file order.
         let pipeline = TracePipeline(paths: traces) { [format, device] path in
@@ -94,8 +98,22 @@ struct ReplayCommand: ParsableCommand {
                 progress = TerminalProgress(total: batch.size, label: "replay \(batch.path):")
                 currentPath = batch.path
             }
+            if plain, batch.errors.isEmpty {
+                summary.fixesRead += batch.fixes.count
+                batch.fixes.withUnsafeBufferPointer { fixes in
+                    for k in fixes.indices {
+                        let outcome = engine.process(fixes[k]) { n in
+                            summary.record(n)
+                            sink.write(n)
+                        }
+                        if case .rejected(let reason) = outcome { summary.reject(reason) }
+                    }
+                }
+                progress?.update(bytes: batch.bytesRead, records: summary.fixesRead)
+                continue
+            }
             var nextError = 0
-            for (k, fix) in batch.fixes.enumerated() {
+            for k in batch.fixes.indices {
                 while nextError < batch.errors.count, batch.errors[nextError].position <= k {
                     let e = batch.errors[nextError].error
                     nextError += 1
@@ -104,7 +122,7 @@ struct ReplayCommand: ParsableCommand {
                 }
                 if failed != nil { break }
                 summary.fixesRead += 1
-                if sortByTime { buffered.append(fix) } else { evaluate(fix) }
+                if sortByTime { buffered.append(batch.fixes[k]) } else { evaluate(batch.fixes[k]) }
             }
             if failed == nil {
                 while nextError < batch.errors.count {
