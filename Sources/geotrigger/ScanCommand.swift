@@ -24,11 +24,18 @@ struct ScanCommand: ParsableCommand {
     @Flag(help: "Bring the adapter up if it is down (like `hciconfig hciN up`; needs CAP_NET_ADMIN).") var up = false
     @Option(help: "Stop live scanning after this many seconds (default: until SIGINT/SIGTERM).") var duration: Double?
     @Option(name: .shortAndLong, help: "Write here instead of standard output.") var output: String?
+    @Option(help: "With --regions, also write every sighting as NDJSON to this file (what the engine was given).")
+    var sightings: String?
+
+    func validate() throws {
+        if sightings != nil, regions == nil { throw ValidationError("--sightings needs --regions (without it, sightings are the output)") }
+    }
 
     func run() throws {
         let observerName = observer ?? "\(ProcessInfo.processInfo.hostName)/\(adapter)"
         var pipeline = BeaconScanPipeline(observer: observerName)
         let sink = try OutputSink(path: output)
+        let sightingSink = try sightings.map { try OutputSink(path: $0) }
         var writer = JSONWriter(capacity: 256)
         var engine: TriggerEngine?
         if let regions {
@@ -46,6 +53,11 @@ struct ScanCommand: ParsableCommand {
         func handle(_ s: BeaconSighting) {
             sightings += 1
             if let engine {
+                if let sightingSink {
+                    writer.bytes.removeAll(keepingCapacity: true)
+                    s.writeJSON(to: &writer)
+                    sightingSink.writeLine(writer.bytes)
+                }
                 engine.process(s) { sink.write($0) }
             } else {
                 writer.bytes.removeAll(keepingCapacity: true)
@@ -77,6 +89,7 @@ struct ScanCommand: ParsableCommand {
                 throw ExitCode(2)
             }
             sink.flush()
+            sightingSink?.flush()
             report(pipeline.statistics, sightings: sightings)
             return
         }
@@ -120,6 +133,7 @@ struct ScanCommand: ParsableCommand {
                 }
                 engine?.advance(to: Timestamp.wallClock()) { sink.write($0) }
                 sink.flush()
+                sightingSink?.flush()
             }
         } catch {
             FileHandle.standardError.write("geotrigger: \(error)\n".data(using: .utf8)!)
@@ -129,6 +143,7 @@ struct ScanCommand: ParsableCommand {
         try? scanner.stop()
         try? scanner.close()
         sink.flush()
+        sightingSink?.flush()
         report(pipeline.statistics, sightings: sightings)
     }
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Boots Debian's kernel in QEMU (TCG) with BlueZ's btvirt and runs `geotrigger scan` against the real kernel
 # Bluetooth stack (docs/bluez-vm.md). Usage: run-test.sh GEOTRIGGER_BINARY OUT_DIR
-# Writes OUT_DIR/console.txt and notifications.ndjson; exits non-zero if the guest did not finish.
+# Writes OUT_DIR/console.txt, sightings.ndjson and notifications.ndjson; exits non-zero if the guest did not finish.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 binary=$1
@@ -14,7 +14,7 @@ stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 mkdir -p "$stage"/{bin,sbin,usr/bin,modules,proc,sys,dev,tmp,out,lib64,lib/x86_64-linux-gnu}
 cp /bin/busybox "$stage/bin/busybox"
-for tool in sh mount insmod sleep cat echo kill mkdir poweroff; do ln -sf busybox "$stage/bin/$tool"; done
+for tool in sh mount insmod sleep cat echo kill mkdir poweroff grep; do ln -sf busybox "$stage/bin/$tool"; done
 for m in lib/crc16 crypto/ecc net/rfkill/rfkill crypto/ecdh_generic net/bluetooth/bluetooth drivers/bluetooth/hci_vhci \
          crypto/af_alg crypto/algif_hash crypto/algif_skcipher crypto/ecb crypto/cmac; do
     f=$(ls "$root/lib/modules/$kver/kernel/$m.ko"* | head -1)
@@ -45,5 +45,6 @@ timeout "${VM_TIMEOUT:-180}" qemu-system-x86_64 -accel tcg -m 768 -smp 1 \
     </dev/null >"$out/console.log" 2>&1 || true
 rm -f "$out/initramfs.gz"
 tr -d '\r' <"$out/console.log" >"$out/console.txt"
+sed -n '/=== SIGHTINGS BEGIN/,/=== SIGHTINGS END/p' "$out/console.txt" | grep '^{' >"$out/sightings.ndjson" || true
 sed -n '/=== NOTIFICATIONS BEGIN/,/=== NOTIFICATIONS END/p' "$out/console.txt" | grep '^{' >"$out/notifications.ndjson" || true
 grep -q "RESULT scenario finished" "$out/console.txt" || { echo "bluez-vm: the guest did not finish; see $out/console.txt" >&2; exit 1; }

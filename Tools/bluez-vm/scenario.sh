@@ -5,8 +5,13 @@
 UUID="e2 c5 6d b5 df fb 48 d2 b0 60 d0 f5 a7 10 96 e0"
 # Bring hci0 up (a short scan with --up), then start the scanner under test on hci1.
 geotrigger scan --adapter hci0 --up --duration 0.2 --observer setup >/dev/null 2>/out/setup.err
-geotrigger scan --adapter hci1 --up --observer gw-1 --regions /regions.json >/out/notifications.ndjson 2>/out/scan.err &
+geotrigger scan --adapter hci1 --up --observer gw-1 --regions /regions.json --sightings /out/sightings.ndjson >/out/notifications.ndjson 2>/out/scan.err &
 SCAN=$!
+# Wait until it is listening (under emulation a start takes seconds), then longer than exitTimeout, so the region
+# counts as outside and the first sighting is an entry.
+n=0
+while ! grep -q "scanning on" /out/scan.err 2>/dev/null && [ $n -lt 300 ]; do sleep 0.1; n=$((n + 1)); done
+echo "scanner listening after $n polls"
 sleep 4
 # Advertise major 42 minor 43 from hci0: parameters (100 ms, non-connectable), data (flags + iBeacon), enable.
 hcitool -i hci0 cmd 0x08 0x0006 a0 00 a0 00 03 00 00 00 00 00 00 00 00 07 00 >/dev/null
@@ -23,5 +28,6 @@ sleep 6
 kill -INT $SCAN 2>/dev/null
 # Bounded: a scanner that does not stop within 3 s is reported by its missing summary line, not waited for.
 sleep 3
+echo "=== SIGHTINGS BEGIN"; cat /out/sightings.ndjson; echo "=== SIGHTINGS END"
 echo "=== NOTIFICATIONS BEGIN"; cat /out/notifications.ndjson; echo "=== NOTIFICATIONS END"
 echo "=== STDERR BEGIN"; cat /out/setup.err /out/scan.err; echo "=== STDERR END"

@@ -1,36 +1,65 @@
 #!/usr/bin/env bash
-# The real-kernel Bluetooth test: builds a self-contained `geotrigger`, boots Debian's kernel in QEMU with btvirt
-# (Tools/bluez-vm/run-test.sh) and asserts on what `geotrigger scan` reported: a beacon-region entry from hci0's real
-# advertisement, then (after injected reports with realistic RSSI) the exit once the air went quiet for exitTimeout.
+# The real-kernel Bluetooth test: boots Debian's kernel in QEMU with btvirt (Tools/bluez-vm/run-test.sh), runs the
+# project's own `geotrigger scan` on hci1 while hci0 advertises an iBeacon and reports with realistic RSSI are
+# injected, and asserts on what the scanner reported: the sightings (hci0's real advertisement through the emulated
+# air, and each injected report with its RSSI, in order), a beacon-region entry, and the exit once the air went quiet
+# for exitTimeout. Uses the debug build the test suite made (built here if missing); the guest gets a stripped copy
+# and the shared libraries it needs. Prints "1 passed, 0 failed" or the failures, and exits non-zero on failure.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 Tools/setup.sh
-swift build -c release --product geotrigger --static-swift-stdlib --scratch-path .build-static >&2
+swift build --product geotrigger >&2
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-Tools/bluez-vm/run-test.sh .build-static/release/geotrigger "$out"
-python3 - "$out" <<'PY'
+strip -o "$out/geotrigger" "$(swift build --show-bin-path)/geotrigger"
+if ! Tools/bluez-vm/run-test.sh "$out/geotrigger" "$out/vm"; then
+    tail -40 "$out/vm/console.txt" >&2 || true
+    echo "0 passed, 1 failed"
+    exit 1
+fi
+grep -h "scanner listening" "$out/vm/console.txt" | sed 's/^/bluez-vm: /' || true
+python3 - "$out/vm" <<'PY'
 import json, sys
 from datetime import datetime
 out = sys.argv[1]
-notes = [json.loads(l) for l in open(f"{out}/notifications.ndjson")]
+def load(name): return [json.loads(l) for l in open(f"{out}/{name}")]
 def t(s): return datetime.fromisoformat(s.replace("Z", "+00:00"))
-events = [(n["identifier"], n["trigger"]["event"]) for n in notes]
+sightings, notes = load("sightings.ndjson"), load("notifications.ndjson")
+uuid = "e2c56db5-dffb-48d2-b060-d0f5a71096e0"
 failures = []
+
+# Sightings: every one is the advertised iBeacon, seen by the scanner's observer id.
+for s in sightings:
+    if (s.get("type"), s.get("uuid"), s.get("major"), s.get("minor"), s.get("device")) != ("ibeacon", uuid, 42, 43, "gw-1"):
+        failures.append(f"unexpected sighting {s}")
+real = [s for s in sightings if s.get("address") == "00:AA:01:00:00:00"]
+injected = [s for s in sightings if s.get("address") == "C0:FF:EE:00:00:02"]
+if not real:
+    failures.append("no sighting of hci0's own advertisement (00:AA:01:00:00:00)")
+if [s.get("rssi") for s in injected] != [-60, -62, -61, -65, -63]:
+    failures.append(f"injected reports: expected RSSI -60 -62 -61 -65 -63 in order, got {[s.get('rssi') for s in injected]}")
+if any(s.get("proximity") not in ("immediate", "near", "far", "unknown") for s in sightings):
+    failures.append("a sighting without a proximity band")
+
+# Notifications: one entry (from the first sighting), then one exit exitTimeout (3 s) after the last sighting.
+events = [(n["identifier"], n["trigger"]["event"]) for n in notes]
 if events != [("booth-42", "entry"), ("booth-42", "exit")]:
     failures.append(f"expected one entry then one exit, got {events}")
 else:
     entry, exit_ = notes
-    # The entry came from hci0's real advertisement through the emulated air (btvirt reports no RSSI).
-    if entry["beacon"].get("address") != "00:AA:01:00:00:00": failures.append(f"entry evidence {entry['beacon']}")
-    # The exit reports the last sighting heard: an injected report with realistic RSSI, 3 s (exitTimeout) earlier.
+    first = sightings[0] if sightings else None
+    if first and entry["beacon"].get("address") != first.get("address"):
+        failures.append(f"entry evidence {entry['beacon']} is not the first sighting {first}")
     b = exit_["beacon"]
-    if b.get("address") != "C0:FF:EE:00:00:02" or not -65 <= b.get("rssi", 0) <= -60: failures.append(f"exit evidence {b}")
+    last = sightings[-1] if sightings else None
+    if last and (b.get("address"), b.get("timestamp")) != (last.get("address"), last.get("timestamp")):
+        failures.append(f"exit evidence {b} is not the last sighting {last}")
     if b.get("major") != 42 or b.get("minor") != 43: failures.append(f"identity {b}")
     gap = (t(exit_["firedAt"]) - t(b["timestamp"])).total_seconds()
     if abs(gap - 3) > 0.001: failures.append(f"exit fired {gap} s after the last sighting, not 3")
+
 for f in failures: print("bluez-vm:", f, file=sys.stderr)
-print(f"bluez-vm: events {events}")
+print(f"bluez-vm: {len(sightings)} sightings ({len(real)} from hci0's advertisement, {len(injected)} injected); events {events}")
 print("1 passed, 0 failed" if not failures else "0 passed, 1 failed")
 sys.exit(1 if failures else 0)
 PY
