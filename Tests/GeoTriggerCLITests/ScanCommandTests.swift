@@ -27,4 +27,24 @@ struct ScanCommandTests {
         #expect(ns.map { $0["identifier"]?.stringValue } == ["booth-42"])
         #expect(ns.first?["beacon"]?["major"]?.doubleValue == 42)
     }
+
+    @Test func sightingsFileRecordsWhatTheEngineWasGiven() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("scan-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("sightings.ndjson").path
+        let r = try CLIRunner.run(["scan", "--btsnoop", capture, "--observer", "gw-1", "--regions",
+                                   CLIRunner.fixture("beacon-regions.json"), "--sightings", file])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.lines.count == 1)  // the notification; the sightings went to the file
+        let lines = try String(contentsOfFile: file, encoding: .utf8).split(separator: "\n").map { try JSONParser.parse(String($0)) }
+        #expect(lines.map { $0["minor"]?.doubleValue } == [2, 3, 8, 43, 43, 43])
+        #expect(lines.allSatisfy { $0["device"]?.stringValue == "gw-1" })
+    }
+
+    @Test func sightingsFileNeedsRegions() throws {
+        let r = try CLIRunner.run(["scan", "--btsnoop", capture, "--sightings", "/tmp/unused.ndjson"])
+        #expect(r.status != 0)
+        #expect(r.stderr.contains("--sightings needs --regions"))
+    }
 }
