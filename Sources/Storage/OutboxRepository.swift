@@ -105,13 +105,15 @@ public struct OutboxRepository: Sendable {
         return db.changesCount
     }
 
-    /// Entries not yet settled by the sink.
+    /// Entries not yet settled by the sink, in constant time: every entry after a cursor is still in the table
+    /// (entries leave only once every cursor passed them), so they run from the cursor to the last sequence.
     public func depth(sink: String, in db: Database) throws -> Int {
         let cursor = try cursor(sink: sink, in: db)
-        let after = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM outbox WHERE sequence > ?", arguments: [cursor]) ?? 0
+        guard let high = try Int64.fetchOne(db, sql: "SELECT MAX(sequence) FROM outbox"), high > cursor else { return 0 }
+        let low = try Int64.fetchOne(db, sql: "SELECT MIN(sequence) FROM outbox") ?? cursor + 1
         let acked = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sink_acks WHERE sink = ? AND sequence > ?",
                                      arguments: [sink, cursor]) ?? 0
-        return max(0, after - acked)
+        return max(0, Int(high - max(cursor, low - 1)) - acked)
     }
 
     /// The oldest entry the sink has not settled.
