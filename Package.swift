@@ -94,8 +94,11 @@ let package = Package(
         .executableTarget(
             name: "geotrigger-bench",
             dependencies: [
-                "TriggerEngine", "Ingest", "Beacons",
+                "TriggerEngine", "Ingest", "Beacons", "Storage", "Delivery",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict),
 
