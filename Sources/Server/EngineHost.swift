@@ -1,3 +1,4 @@
+import Delivery
 import GRDB
 import Logging
 import Storage

@@ -1,3 +1,4 @@
+import Delivery
 import Hummingbird
 import Logging
 import ServiceLifecycle
@@ -19,12 +20,9 @@ public struct GeoTriggerServer: Sendable {
         let store = try Store(path: configuration.databasePath, logger: logger)
         self.configuration = configuration
         self.host = try EngineHost(store: store, clock: configuration.clock, logger: logger)
-        let sinks = try configuration.sinks.map { sink throws(SinkError) -> NDJSONSink in
-            switch sink {
-            case .ndjson(let path): try NDJSONSink(path: path, name: sink.name)
-            }
-        }
-        self.dispatcher = OutboxDispatcher(store: store, sinks: sinks, signal: host.outboxSignal, logger: logger)
+        let sinks = try configuration.sinks.map { sink throws(DeliveryFailure) in try sink.makeSink(configuration.delivery) }
+        self.dispatcher = OutboxDispatcher(store: store, sinks: sinks, signal: host.outboxSignal,
+                                           configuration: configuration.delivery, logger: logger)
         self.ticker = configuration.clock == .wall ? ClockTicker(host: host, logger: logger) : nil
         self.metricsText = metricsText
         self.logger = logger
@@ -38,7 +36,9 @@ public struct GeoTriggerServer: Sendable {
         if let token = configuration.token, !token.isEmpty {
             router.add(middleware: BearerTokenMiddleware(token: Array(token.utf8)))
         }
+        router.add(middleware: BackPressureMiddleware(pressure: dispatcher.pressure))
         APIRoutes(host: host, store: host.store, limit: configuration.maximumBodyBytes, metricsText: metricsText).register(on: router)
+        OutboxRoutes(store: host.store, dispatcher: dispatcher, signal: host.outboxSignal).register(on: router)
         return Application(
             router: router,
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "geotrigger"),

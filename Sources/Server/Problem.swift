@@ -9,6 +9,8 @@ public struct Problem: HTTPResponseError, Sendable {
     public var detail: String
     /// Extra members (the JSON path of a bad field, the identifier of a bad request).
     public var extensions: [(String, String)]
+    /// Seconds for a `Retry-After` header (a 503 the client should retry).
+    public var retryAfter: Int?
 
     public init(_ status: HTTPResponse.Status, title: String, detail: String, extensions: [(String, String)] = []) {
         self.status = status
@@ -26,8 +28,9 @@ public struct Problem: HTTPResponseError, Sendable {
         w.field("detail", detail)
         for (k, v) in extensions { w.field(k, v) }
         w.endObject()
-        return Response(status: status, headers: [.contentType: "application/problem+json"],
-                        body: .init(byteBuffer: ByteBuffer(bytes: w.bytes)))
+        var headers: HTTPFields = [.contentType: "application/problem+json"]
+        if let retryAfter { headers[.retryAfter] = String(retryAfter) }
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: w.bytes)))
     }
 
     static func malformedJSON(_ error: JSONParser.Error) -> Problem {

@@ -1,3 +1,5 @@
+import Delivery
+
 /// What `geotrigger serve` was asked to do. Defaults are the documented ones.
 public struct ServerConfiguration: Sendable {
     public var databasePath: String
@@ -10,6 +12,8 @@ public struct ServerConfiguration: Sendable {
     /// Largest request body accepted, in bytes (requests, fixes and sightings alike).
     public var maximumBodyBytes: Int
     public var clock: Clock
+    /// Retries, bounds, webhook and NDJSON options for the outbox's delivery.
+    public var delivery = DeliveryConfiguration()
 
     /// SPEC §3 "Time".
     public enum Clock: String, Sendable, CaseIterable {
@@ -43,6 +47,8 @@ public struct ServerConfiguration: Sendable {
             throw ServerConfigurationError(reason: "listening on \(host) (not loopback) needs a bearer token: set GEOTRIGGER_TOKEN or --token-file")
         }
         if maximumBodyBytes <= 0 { throw ServerConfigurationError(reason: "the body size limit must be positive") }
+        do { try delivery.validate() } catch { throw ServerConfigurationError(reason: error.reason) }
+        if Set(sinks.map(\.name)).count != sinks.count { throw ServerConfigurationError(reason: "a sink is configured twice") }
     }
 }
 
@@ -50,17 +56,27 @@ public struct ServerConfiguration: Sendable {
 public enum SinkConfiguration: Sendable, Hashable {
     /// NDJSON lines appended to a file, or written to standard output for `-`.
     case ndjson(path: String)
+    /// HTTP POSTs to an http:// or https:// URL.
+    case webhook(url: String)
 
-    /// From the command-line form `ndjson:PATH` or `ndjson:-`.
+    /// From the command-line form `ndjson:PATH`, `ndjson:-` or `webhook:URL`.
     public init?(argument: String) {
-        guard argument.hasPrefix("ndjson:"), argument.count > "ndjson:".count else { return nil }
-        self = .ndjson(path: String(argument.dropFirst("ndjson:".count)))
+        if argument.hasPrefix("ndjson:"), argument.count > "ndjson:".count {
+            self = .ndjson(path: String(argument.dropFirst("ndjson:".count)))
+        } else if argument.hasPrefix("webhook:") {
+            let url = String(argument.dropFirst("webhook:".count))
+            guard url.hasPrefix("http://") || url.hasPrefix("https://"), url.count > "https://".count else { return nil }
+            self = .webhook(url: url)
+        } else {
+            return nil
+        }
     }
 
     /// The name its cursor is stored under: stable across restarts, so delivery resumes where it stopped.
     public var name: String {
         switch self {
         case .ndjson(let path): "ndjson:\(path)"
+        case .webhook(let url): "webhook:\(url)"
         }
     }
 }

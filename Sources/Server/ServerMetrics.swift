@@ -6,8 +6,6 @@ struct ServerMetrics: Sendable {
     let fixes = Counter(label: "geotrigger_fixes_total")
     let sightings = Counter(label: "geotrigger_sightings_total")
     let notifications = Counter(label: "geotrigger_notifications_total")
-    let delivered = Counter(label: "geotrigger_outbox_delivered_total")
-    let outboxDepth = Gauge(label: "geotrigger_outbox_depth")
 
     /// Rejected input by reason: engine reasons (`late`, `duplicate`, …) and decoder kinds alike.
     func rejected(_ reason: String, count: Int = 1) {

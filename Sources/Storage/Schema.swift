@@ -58,6 +58,38 @@ enum Schema {
                 t.column("sequence", .integer).notNull()
             }
         }
+        m.registerMigration("v2") { db in
+            // Wall-clock time an entry entered the outbox (firedAt is engine time, which replays set from input):
+            // the outbox's age bound and the delivery latency are measured from it. Rows from v1 have none.
+            try db.alter(table: "outbox") { t in t.add(column: "enqueued_at", .integer) }
+            // Per sink, entries settled (acknowledged or dead-lettered) beyond its cursor: devices are delivered
+            // concurrently, so acknowledgements arrive out of sequence order. The cursor moves over the
+            // contiguous settled prefix and takes these rows with it.
+            try db.execute(sql: """
+                CREATE TABLE sink_acks (
+                    sink TEXT NOT NULL,
+                    sequence INTEGER NOT NULL,
+                    PRIMARY KEY (sink, sequence)
+                ) WITHOUT ROWID
+                """)
+            // Entries a sink refused for good, with its answer; replayable by id.
+            try db.create(table: "dead_letters") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("sink", .text).notNull()
+                t.column("sequence", .integer).notNull()
+                t.column("delivery_id", .text).notNull()
+                t.column("device", .text).notNull()
+                t.column("json", .text).notNull()
+                t.column("status", .integer)
+                t.column("response", .text).notNull()
+                t.column("enqueued_at", .integer).notNull()
+                t.column("failed_at", .integer).notNull()
+                t.column("attempts", .integer).notNull()
+                // Set by a replay request; cleared when the replay succeeds (the row goes) or fails for good.
+                t.column("replay_requested_at", .integer)
+            }
+            try db.create(index: "dead_letters_by_sink", on: "dead_letters", columns: ["sink", "replay_requested_at"])
+        }
         return m
     }
 }

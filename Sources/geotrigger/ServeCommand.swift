@@ -18,17 +18,18 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(help: "SQLite database file (created if missing).") var database = "./geotrigger.sqlite"
     @Option(help: "Address to listen on, HOST:PORT (port 0 picks a free one).") var listen = "127.0.0.1:8080"
-    @Option(name: .customLong("sink"), help: "Where fired notifications go: ndjson:PATH, or ndjson:- for standard output. Repeatable.")
+    @Option(name: .customLong("sink"), help: "Where fired notifications go: ndjson:PATH, ndjson:- for standard output, or webhook:URL (http or https). Repeatable.")
     var sinks: [String] = []
     @Option(help: "File holding the bearer token clients must send (overrides GEOTRIGGER_TOKEN).") var tokenFile: String?
     @Option(help: "Largest request body accepted, in bytes.") var maxBodyBytes = 16 << 20
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.") var logLevel = "info"
     @Option(help: "Clock: wall (live: deadlines fire on wall time) or event (replay: the newest input's timestamp).")
     var clock = "wall"
+    @OptionGroup(title: "Delivery") var delivery: DeliveryOptions
 
     func validate() throws {
         if Self.splitListen(listen) == nil { throw ValidationError("--listen must be HOST:PORT, got \(listen)") }
-        for s in sinks where SinkConfiguration(argument: s) == nil { throw ValidationError("unknown --sink \(s): use ndjson:PATH or ndjson:-") }
+        for s in sinks where SinkConfiguration(argument: s) == nil { throw ValidationError("unknown --sink \(s): use ndjson:PATH, ndjson:- or webhook:URL") }
         if Logger.Level(rawValue: logLevel) == nil { throw ValidationError("unknown --log-level \(logLevel)") }
         if ServerConfiguration.Clock(rawValue: clock) == nil { throw ValidationError("unknown --clock \(clock): use wall or event") }
     }
@@ -49,9 +50,10 @@ struct ServeCommand: AsyncParsableCommand {
             token = try String(contentsOfFile: tokenFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
         }
         guard let (host, port) = Self.splitListen(listen) else { throw ValidationError("bad --listen") }
-        let configuration = ServerConfiguration(
+        var configuration = ServerConfiguration(
             databasePath: database, host: host, port: port, sinks: sinks.compactMap(SinkConfiguration.init(argument:)),
             token: token, maximumBodyBytes: maxBodyBytes, clock: ServerConfiguration.Clock(rawValue: clock) ?? .wall)
+        configuration.delivery = try delivery.configuration()
         let server: GeoTriggerServer
         do {
             server = try GeoTriggerServer(configuration: configuration, logger: logger, metricsText: { registry.emitToBuffer() })

@@ -21,11 +21,12 @@ final class ServeProcess {
             .deletingLastPathComponent().appendingPathComponent(".build/debug/geotrigger")
     }
 
-    init(database: String, sink: String, directory: URL) throws {
+    /// - Parameter arguments: more `serve` arguments (further sinks, delivery options).
+    init(database: String, sink: String, directory: URL, arguments: [String] = []) throws {
         stderrURL = directory.appendingPathComponent("serve-\(UUID().uuidString).log")
         _ = FileManager.default.createFile(atPath: stderrURL.path, contents: nil)
         process.executableURL = Self.executable
-        process.arguments = ["serve", "--database", database, "--listen", "127.0.0.1:0", "--sink", "ndjson:\(sink)"]
+        process.arguments = ["serve", "--database", database, "--listen", "127.0.0.1:0", "--sink", "ndjson:\(sink)"] + arguments
         process.standardError = try FileHandle(forWritingTo: stderrURL)
         process.standardOutput = FileHandle.nullDevice
         var environment = ProcessInfo.processInfo.environment

@@ -39,6 +39,15 @@ struct TestServer {
         return try await server.makeApplication().test(.live, body)
     }
 
+    /// Starts the server with `configuration`, runs `body` against it over HTTP, stops it.
+    func run<T>(configuration: ServerConfiguration, _ body: @escaping @Sendable (any TestClientProtocol) async throws -> T) async throws -> T {
+        let registry = testRegistry
+        var logger = Logger(label: "server-tests")
+        logger.logLevel = .critical
+        let server = try GeoTriggerServer(configuration: configuration, logger: logger, metricsText: { registry.emitToBuffer() })
+        return try await server.makeApplication().test(.live, body)
+    }
+
     /// The sink's lines once it has at least `count` (the dispatcher runs on its own), or what it has after 5 s.
     func sinkLines(atLeast count: Int) async throws -> [String] {
         for _ in 0..<100 {
@@ -47,6 +56,23 @@ struct TestServer {
             try await Task.sleep(for: .milliseconds(50))
         }
         return ((try? String(contentsOfFile: sinkPath, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+    }
+}
+
+/// Polls `condition` every 20 ms until it holds or `timeout` passes; returns whether it held.
+func eventually(timeout: Duration = .seconds(20), _ condition: () async throws -> Bool) async rethrows -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        if try await condition() { return true }
+        try? await Task.sleep(for: .milliseconds(20))
+    }
+    return try await condition()
+}
+
+/// The deliveryIds and devices of an NDJSON sink file, in order.
+func ndjsonNotifications(_ path: String) -> [(deliveryId: String, device: String)] {
+    ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").split(separator: "\n").flatMap {
+        WebhookScheduler.notifications(Array($0.utf8))
     }
 }
 

@@ -1,7 +1,7 @@
 /// Wakes the outbox dispatcher after a commit that added notifications. Wake-ups coalesce: the dispatcher reads
 /// everything pending each time, so one buffered wake-up is enough.
 public final class OutboxSignal: Sendable {
-    let stream: AsyncStream<Void>
+    public let stream: AsyncStream<Void>
     private let continuation: AsyncStream<Void>.Continuation
 
     public init() {
@@ -9,5 +9,5 @@ public final class OutboxSignal: Sendable {
     }
 
     public func notify() { continuation.yield() }
-    func finish() { continuation.finish() }
+    public func finish() { continuation.finish() }
 }

@@ -1,0 +1,49 @@
+import Storage
+
+/// Somewhere fired notifications go: a file, a webhook, a broker. The dispatcher calls `deliver` with one or more
+/// outbox entries in sequence order (all of one device, unless the sink is delivered with concurrency 1, when they
+/// are in global order) and counts them delivered only when it returns. It may call `deliver` concurrently for
+/// different devices, up to the concurrency the sink was configured with.
+///
+/// Delivery is at least once: an entry whose acknowledgement was lost (a timeout after the peer took it, a crash
+/// before the acknowledgement was stored) is delivered again. Entries carry their `deliveryId` for deduplication.
+public protocol NotificationSink: Sendable {
+    /// Stable across restarts: the sink's cursor, acknowledgements and dead letters are stored under it.
+    var name: String { get }
+
+    /// Takes the entries as a whole. Throws `.retryable` when trying again later may succeed (the peer is down,
+    /// busy or slow) and `.permanent` when it will not (the peer refuses these entries); the latter become dead
+    /// letters.
+    func deliver(_ entries: [OutboxEntry]) async throws(DeliveryFailure)
+}
+
+/// Why a sink did not take entries.
+public enum DeliveryFailure: Error, Sendable, CustomStringConvertible {
+    /// Try again after `after` (the peer said when, e.g. `Retry-After`) or after the dispatcher's backoff.
+    case retryable(reason: String, after: Duration?)
+    /// The peer refused the entries for good: `status` (HTTP status, if any) and its answer go to the dead letters.
+    case permanent(reason: String, status: Int?, response: String)
+
+    public var description: String {
+        switch self {
+        case .retryable(let reason, let after): after.map { "\(reason) (retry after \($0))" } ?? reason
+        case .permanent(let reason, let status, _): status.map { "\(reason) (status \($0))" } ?? reason
+        }
+    }
+}
+
+/// A sink with how the dispatcher drives it.
+public struct ConfiguredSink: Sendable {
+    public var sink: any NotificationSink
+    /// Devices delivered at once. 1 delivers the whole outbox in sequence order through one lane (a file keeps
+    /// the global firing order); more gives each device its own lane, in order per device.
+    public var concurrency: Int
+    /// Most entries per `deliver` call.
+    public var batchSize: Int
+
+    public init(sink: any NotificationSink, concurrency: Int, batchSize: Int) {
+        self.sink = sink
+        self.concurrency = max(1, concurrency)
+        self.batchSize = max(1, batchSize)
+    }
+}

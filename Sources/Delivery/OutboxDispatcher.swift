@@ -1,0 +1,64 @@
+import Logging
+import ServiceLifecycle
+import Storage
+
+/// Delivers the outbox to every configured sink at least once, each sink at its own pace with its own cursor (a
+/// failing sink holds up no other), and keeps the back-pressure reading fresh. Runs as a service beside the HTTP
+/// server; on graceful shutdown it stops taking new batches and returns once those in flight are settled.
+public final class OutboxDispatcher: Service, Sendable {
+    let store: Store
+    let workers: [SinkWorker]
+    let signal: OutboxSignal
+    public let pressure: OutboxPressure
+    let logger: Logger
+    /// How often the outbox's extent (and with it the age bound) is re-read without a wake-up.
+    let refreshInterval: Duration
+
+    public init(store: Store, sinks: [ConfiguredSink], signal: OutboxSignal, configuration: DeliveryConfiguration,
+                logger: Logger, refreshInterval: Duration = .seconds(1)) {
+        self.store = store
+        self.signal = signal
+        self.logger = logger
+        self.refreshInterval = refreshInterval
+        let pressure = OutboxPressure(maximumEntries: configuration.maximumEntries, maximumAge: configuration.maximumAge,
+                                      logger: logger)
+        self.pressure = pressure
+        let names = sinks.map(\.sink.name)
+        workers = sinks.map {
+            SinkWorker(configured: $0, store: store, allSinks: names, retry: configuration.retry, window: configuration.window,
+                       pressure: pressure, logger: logger)
+        }
+        pressure.refresh(from: store)
+    }
+
+    /// The configured sinks' names, in configuration order.
+    public var sinkNames: [String] { workers.map(\.configured.sink.name) }
+
+    public func run() async throws {
+        let workers = workers, signal = signal, store = store, pressure = pressure, interval = refreshInterval
+        await withGracefulShutdownHandler {
+            await withDiscardingTaskGroup { group in
+                for w in workers { group.addTask { await w.run() } }
+                // Commits that fired notifications wake every sink.
+                group.addTask {
+                    for await _ in signal.stream {
+                        pressure.refresh(from: store)
+                        for w in workers { w.wake() }
+                    }
+                }
+                // The age bound moves with time alone; a periodic wake-up also catches anything a lost signal missed.
+                group.addTask {
+                    while !Task.isShuttingDownGracefully {
+                        do { try await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) } } catch { break }
+                        pressure.refresh(from: store)
+                        for w in workers { w.wake() }
+                    }
+                    signal.finish()
+                }
+            }
+        } onGracefulShutdown: {
+            signal.finish()
+            for w in workers { w.finish() }
+        }
+    }
+}

@@ -1,0 +1,240 @@
+import Logging
+import Storage
+import TriggerEngine
+
+/// Delivers the outbox to one sink. Entries are read in sequence order into a bounded window and queued per lane
+/// (per device; one lane for the whole outbox when the sink's concurrency is 1). Up to `concurrency` lanes deliver
+/// at once, each in order; a lane that fails retryably backs off on its own and blocks only its device (until its
+/// backlog fills the window). Every outcome is stored before the entries leave memory: acknowledged or
+/// dead-lettered entries are settled for the sink, its cursor moves over the contiguous settled prefix, and entries
+/// every sink has settled are deleted from the outbox.
+actor SinkWorker {
+    let configured: ConfiguredSink
+    var sink: any NotificationSink { configured.sink }
+    let store: Store
+    /// Every configured sink's name: an entry leaves the outbox once all of them settled it.
+    let allSinks: [String]
+    let retry: RetryPolicy
+    let window: Int
+    let pressure: OutboxPressure
+    let logger: Logger
+    let metrics: DeliveryMetrics
+
+    private var lanes: [String: [OutboxEntry]] = [:]
+    private var running: Set<String> = []
+    private var retryAt: [String: ContinuousClock.Instant] = [:]
+    private var attempts: [String: Int] = [:]
+    private var queued = 0
+    /// The highest sequence read into memory.
+    private var readThrough: Int64?
+    private var replaying = false
+    private var replayRetryAt: ContinuousClock.Instant?
+    private var replayAttempts = 0
+    private var stopping = false
+
+    private let wakeups: AsyncStream<Void>
+    private let continuation: AsyncStream<Void>.Continuation
+
+    init(configured: ConfiguredSink, store: Store, allSinks: [String], retry: RetryPolicy, window: Int,
+         pressure: OutboxPressure, logger: Logger) {
+        self.configured = configured
+        self.store = store
+        self.allSinks = allSinks
+        self.retry = retry
+        self.window = window
+        self.pressure = pressure
+        var logger = logger
+        logger[metadataKey: "sink"] = "\(configured.sink.name)"
+        self.logger = logger
+        self.metrics = DeliveryMetrics(sink: configured.sink.name)
+        (wakeups, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        continuation.yield()
+    }
+
+    /// Asks the worker to look for new entries, due retries and replay requests.
+    nonisolated func wake() { continuation.yield() }
+
+    /// Stops taking new batches; `run` returns once the batches in flight are settled.
+    nonisolated func finish() { continuation.finish() }
+
+    func run() async {
+        await withDiscardingTaskGroup { group in
+            for await _ in wakeups {
+                refill()
+                startLanes(&group)
+                startReplays(&group)
+            }
+            stopping = true
+        }
+    }
+
+    // MARK: Reading
+
+    private func refill() {
+        guard queued < window else { return }
+        do {
+            let name = sink.name, limit = window - queued
+            let start = readThrough
+            let entries = try store.read { db in
+                let after = try start ?? OutboxRepository().cursor(sink: name, in: db)
+                return (after, try OutboxRepository().unsettled(sink: name, after: after, limit: limit, in: db))
+            }
+            readThrough = entries.1.last?.sequence ?? entries.0
+            for e in entries.1 { lanes[lane(of: e), default: []].append(e) }
+            queued += entries.1.count
+            metrics.depth.record(try store.read { db in try OutboxRepository().depth(sink: name, in: db) })
+        } catch {
+            logger.error("cannot read the outbox; retrying", metadata: ["error": "\(error)"])
+            wake(after: retry.initial)
+        }
+    }
+
+    private func lane(of entry: OutboxEntry) -> String { configured.concurrency == 1 ? "" : entry.device }
+
+    // MARK: Lanes
+
+    private func startLanes(_ group: inout DiscardingTaskGroup) {
+        let now = ContinuousClock.now
+        for (key, entries) in lanes where running.count < configured.concurrency {
+            guard !entries.isEmpty, !running.contains(key) else { continue }
+            if let due = retryAt[key], due > now { continue }
+            running.insert(key)
+            group.addTask { await self.runLane(key) }
+        }
+    }
+
+    private func runLane(_ key: String) async {
+        lane: while !stopping, let batch = lanes[key].map({ Array($0.prefix(configured.batchSize)) }), !batch.isEmpty {
+            do {
+                try await sink.deliver(batch)
+                guard settle(key, batch, dead: nil) else { break lane }
+            } catch {
+                switch error {
+                case .retryable(let reason, let after):
+                    metrics.retryableFailures.increment()
+                    let n = (attempts[key] ?? 0) + 1
+                    attempts[key] = n
+                    let delay = retry.delay(attempt: n, retryAfter: after)
+                    retryAt[key] = .now + delay
+                    metrics.retries.increment()
+                    // Loud on the first failure, then now and then: a peer that is down fails every lane.
+                    if n == 1 || n % 10 == 0 {
+                        logger.warning("delivery failed; retrying", metadata: [
+                            "device": "\(batch[0].device)", "deliveryId": "\(batch[0].deliveryId)", "attempt": "\(n)",
+                            "retryIn": "\(delay)", "reason": "\(reason)"])
+                    }
+                    wake(after: delay)
+                    running.remove(key)
+                    return
+                case .permanent(let reason, let status, let response):
+                    metrics.permanentFailures.increment()
+                    logger.error("sink refused entries for good: dead-lettered", metadata: [
+                        "device": "\(batch[0].device)", "deliveryIds": "\(batch.map(\.deliveryId))",
+                        "status": "\(status.map(String.init) ?? "-")", "reason": "\(reason)"])
+                    guard settle(key, batch, dead: (status, response)) else { break lane }
+                }
+            }
+        }
+        running.remove(key)
+        if lanes[key]?.isEmpty ?? true { lanes[key] = nil }
+        wake()
+    }
+
+    /// Stores the batch's outcome, then drops it from memory; false (the lane stops and retries later) when the
+    /// store refused: the entries will be delivered again.
+    private func settle(_ key: String, _ batch: [OutboxEntry], dead: (status: Int?, response: String)?) -> Bool {
+        let name = sink.name, sinks = allSinks, n = (attempts[key] ?? 0) + 1
+        let now = Timestamp.wallClock()
+        let deleted: Int
+        do {
+            deleted = try store.write { db in
+                if let dead {
+                    for e in batch {
+                        try DeadLetterRepository().add(sink: name, entry: e, status: dead.status, response: dead.response,
+                                                       attempts: n, at: now, in: db)
+                    }
+                }
+                try OutboxRepository().settle(sink: name, sequences: batch.map(\.sequence), in: db)
+                return try OutboxRepository().deleteSettled(sinks: sinks, in: db)
+            }
+        } catch {
+            logger.error("cannot store acknowledgements; will deliver again", metadata: ["error": "\(error)"])
+            retryAt[key] = .now + retry.initial
+            wake(after: retry.initial)
+            return false
+        }
+        lanes[key]?.removeFirst(batch.count)
+        queued -= batch.count
+        attempts[key] = nil
+        retryAt[key] = nil
+        if dead != nil {
+            metrics.deadLetters.increment(by: batch.count)
+        } else {
+            metrics.deliveries.increment(by: batch.count)
+            for e in batch {
+                let latency = now.microseconds - (e.enqueuedAt ?? now).microseconds
+                metrics.latency.recordNanoseconds(max(0, latency) * 1000)
+            }
+        }
+        if deleted > 0 { pressure.refresh(from: store) }
+        // Room in the window: read on.
+        if queued < window / 2 { wake() }
+        return true
+    }
+
+    // MARK: Replays
+
+    private func startReplays(_ group: inout DiscardingTaskGroup) {
+        guard !replaying, !stopping else { return }
+        if let due = replayRetryAt, due > .now { return }
+        replaying = true
+        group.addTask { await self.runReplays() }
+    }
+
+    /// Delivers the dead letters whose replay was asked for, one at a time, outside the lanes (their device's
+    /// later entries went on without them).
+    private func runReplays() async {
+        defer { replaying = false }
+        let name = sink.name
+        guard let letters = try? store.read({ db in try DeadLetterRepository().replayRequested(sink: name, limit: 16, in: db) }),
+            !letters.isEmpty
+        else { return }
+        for letter in letters where !stopping {
+            var entry = letter.entry
+            entry.enqueuedAt = nil
+            do {
+                try await sink.deliver([entry])
+                try? store.write { db in try DeadLetterRepository().delete(id: letter.id, in: db) }
+                metrics.replays.increment()
+                metrics.deliveries.increment()
+                replayAttempts = 0
+                logger.notice("dead letter replayed", metadata: ["id": "\(letter.id)", "deliveryId": "\(entry.deliveryId)"])
+            } catch {
+                switch error {
+                case .retryable(_, let after):
+                    replayAttempts += 1
+                    metrics.retries.increment()
+                    let delay = retry.delay(attempt: replayAttempts, retryAfter: after)
+                    replayRetryAt = .now + delay
+                    wake(after: delay)
+                    return
+                case .permanent(let reason, let status, let response):
+                    metrics.permanentFailures.increment()
+                    try? store.write { db in
+                        try DeadLetterRepository().refusedAgain(id: letter.id, status: status, response: response,
+                                                                at: .wallClock(), in: db)
+                    }
+                    logger.error("dead letter refused again", metadata: ["id": "\(letter.id)", "reason": "\(reason)"])
+                }
+            }
+        }
+        wake()
+    }
+
+    private nonisolated func wake(after delay: Duration) {
+        Task { [weak self] in
+            try? await Task.sleep(for: delay)
+            self?.wake()
+        }
+    }
+}

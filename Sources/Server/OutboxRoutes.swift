@@ -1,0 +1,109 @@
+import Delivery
+import Hummingbird
+import Storage
+import TriggerEngine
+
+/// `GET /v1/outbox` (depth per sink, oldest age, bounds, dead letters) and
+/// `POST /v1/outbox/dead-letters/{id}/replay` (deliver a dead letter to its sink once more).
+struct OutboxRoutes: Sendable {
+    let store: Store
+    let dispatcher: OutboxDispatcher
+    let signal: OutboxSignal
+
+    static let defaultDeadLetters = 100
+    static let maximumDeadLetters = 1000
+
+    func register(on router: Router<BasicRequestContext>) {
+        let v1 = router.group("v1")
+        v1.get("outbox") { request, _ in try status(request) }
+        v1.post("outbox/dead-letters/:id/replay") { _, context in
+            let text = try context.parameters.require("id")
+            guard let id = Int64(text) else {
+                throw Problem(.badRequest, title: "Bad dead letter id", detail: "'\(text)' is not a dead letter id (an integer)")
+            }
+            return try replay(id)
+        }
+    }
+
+    private func status(_ request: Request) throws -> Response {
+        let limit = request.uri.queryParameters.get("deadLetters").flatMap { Int($0) } ?? Self.defaultDeadLetters
+        guard (0...Self.maximumDeadLetters).contains(limit) else {
+            throw Problem(.badRequest, title: "Bad limit", detail: "deadLetters must be 0…\(Self.maximumDeadLetters)")
+        }
+        let pressure = dispatcher.pressure
+        let names = dispatcher.sinkNames
+        let (extent, sinks, letters) = try store.read { db in
+            let sinks = try names.map { name in
+                (name: name, cursor: try OutboxRepository().cursor(sink: name, in: db),
+                 depth: try OutboxRepository().depth(sink: name, in: db),
+                 oldest: try OutboxRepository().oldestUnsettled(sink: name, in: db),
+                 dead: try DeadLetterRepository().count(sink: name, in: db))
+            }
+            return (try OutboxRepository().extent(in: db), sinks, try DeadLetterRepository().all(limit: limit, in: db))
+        }
+        let now = Timestamp.wallClock()
+        func age(_ t: Timestamp?, _ w: inout JSONWriter) {
+            if let t { w.number(Double(max(0, now.microseconds - t.microseconds)) / 1e6) } else { w.null() }
+        }
+        var w = JSONWriter()
+        w.beginObject()
+        w.field("entries", extent.entries)
+        w.key("oldestAgeSeconds"); age(extent.oldest, &w)
+        w.field("level", pressure.reading.level.rawValue)
+        w.field("fill", pressure.reading.fill)
+        w.key("bounds"); w.beginObject()
+        w.field("maximumEntries", pressure.maximumEntries)
+        w.field("maximumAgeSeconds", Int(pressure.maximumAge.components.seconds))
+        w.endObject()
+        w.key("sinks"); w.beginArray()
+        for s in sinks {
+            w.beginObject()
+            w.field("name", s.name)
+            w.field("cursor", Int(s.cursor))
+            w.field("depth", s.depth)
+            w.key("oldestAgeSeconds"); age(s.oldest.map { $0.enqueuedAt ?? now }, &w)
+            w.field("deadLetters", s.dead)
+            w.endObject()
+        }
+        w.endArray()
+        w.key("deadLetters")
+        // The letters' notifications are our own compact JSON: spliced in as they are.
+        var text = String(decoding: w.bytes, as: UTF8.self) + "["
+        for (k, l) in letters.enumerated() {
+            var lw = JSONWriter()
+            lw.beginObject()
+            lw.field("id", Int(l.id))
+            lw.field("sink", l.sink)
+            lw.field("sequence", Int(l.entry.sequence))
+            lw.field("deliveryId", l.entry.deliveryId)
+            lw.field("device", l.entry.device)
+            lw.key("status"); if let s = l.status { lw.number(s) } else { lw.null() }
+            lw.field("response", l.response)
+            lw.key("failedAt"); lw.timestamp(l.failedAt)
+            lw.field("attempts", l.attempts)
+            lw.field("replayRequested", l.replayRequestedAt != nil)
+            lw.endObject()
+            text += (k > 0 ? "," : "") + String(decoding: lw.bytes.dropLast(), as: UTF8.self) + #","notification":"# + l.entry.json + "}"
+        }
+        return APIRoutes.json(text + "]}")
+    }
+
+    private func replay(_ id: Int64) throws -> Response {
+        guard let letter = try store.read({ db in try DeadLetterRepository().find(id: id, in: db) }) else {
+            throw Problem(.notFound, title: "Unknown dead letter", detail: "no dead letter with id \(id)")
+        }
+        guard dispatcher.sinkNames.contains(letter.sink) else {
+            throw Problem(.conflict, title: "Sink not configured",
+                          detail: "dead letter \(id) belongs to sink '\(letter.sink)', which this server does not deliver to")
+        }
+        _ = try store.write { db in try DeadLetterRepository().requestReplay(id: id, at: .wallClock(), in: db) }
+        signal.notify()
+        var w = JSONWriter()
+        w.beginObject()
+        w.field("id", Int(id))
+        w.field("sink", letter.sink)
+        w.field("replay", "requested")
+        w.endObject()
+        return APIRoutes.json(w.bytes, status: .accepted)
+    }
+}

@@ -1,0 +1,15 @@
+import Delivery
+
+extension SinkConfiguration {
+    /// The sink and how the dispatcher drives it: a file or stdout through one lane (the global firing order), a
+    /// webhook per device with the configured concurrency and batch.
+    func makeSink(_ delivery: DeliveryConfiguration) throws(DeliveryFailure) -> ConfiguredSink {
+        switch self {
+        case .ndjson(let path):
+            ConfiguredSink(sink: try NDJSONSink(path: path, name: name, options: delivery.ndjson), concurrency: 1, batchSize: 256)
+        case .webhook(let url):
+            ConfiguredSink(sink: WebhookSink(url: url, name: name, options: delivery.webhook),
+                           concurrency: delivery.webhook.concurrency, batchSize: delivery.webhook.batch)
+        }
+    }
+}

@@ -1,0 +1,186 @@
+import ArgumentParser
+import Delivery
+import Foundation
+import Hummingbird
+import Logging
+import ServiceLifecycle
+import Storage
+import Synchronization
+import TriggerEngine
+
+/// The outbox to a local webhook: the real dispatcher and webhook sink over a real SQLite file, posting to a
+/// Hummingbird receiver on loopback in the same process.
+struct DeliveryBench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "delivery",
+        abstract: "Measures notifications per second delivered to a local webhook and the outbox's added latency.")
+
+    @Option(help: "Notifications in the throughput run (written to the outbox first, then drained).") var notifications = 20_000
+    @Option(help: "Devices the notifications belong to.") var devices = 100
+    @Option(help: "Webhook batch sizes to measure (1: one object per POST).") var batches: [Int] = [1, 50]
+    @Option(help: "Webhook concurrency (devices in flight).") var concurrency = 8
+    @Option(help: "Latency run: notifications per second, committed 10 at a time.") var rate = 1000
+    @Option(help: "Latency run: seconds.") var seconds = 10
+
+    func run() async throws {
+        var logger = Logger(label: "bench")
+        logger.logLevel = .error
+        let receiver = Receiver()
+        let port = try await receiver.start(logger: logger)
+        let url = "http://127.0.0.1:\(port)/hook"
+        let template = Self.template()
+        print("case\tbatch\tconcurrency\tnotifications\tseconds\tnotifications_per_s\tp50_ms\tp99_ms")
+        for batch in batches {
+            // Throughput: a backlog (the scheduler was down), drained until every acknowledgement is stored.
+            let store = try Self.store(logger)
+            var sequence = 0
+            try Self.append(store, template, count: notifications, devices: devices, from: &sequence)
+            receiver.reset()
+            let dispatcher = Self.dispatcher(store, url: url, batch: batch, concurrency: concurrency, logger: logger)
+            let start = ContinuousClock.now
+            let task = Task { try await dispatcher.run() }
+            while try store.read({ db in try OutboxRepository().count(in: db) }) > 0 { try await Task.sleep(for: .milliseconds(5)) }
+            let elapsed = (ContinuousClock.now - start).seconds
+            task.cancel()
+            _ = try? await task.value
+            print(["backlog", "\(batch)", "\(concurrency)", "\(notifications)", String(format: "%.2f", elapsed),
+                   String(format: "%.0f", Double(notifications) / elapsed), "-", "-"].joined(separator: "\t"))
+
+            // Latency: a steady stream, each commit's notifications timed from the commit to their arrival.
+            let live = try Self.store(logger)
+            receiver.reset()
+            let signal = OutboxSignal()
+            let liveDispatcher = Self.dispatcher(live, url: url, batch: batch, concurrency: concurrency, logger: logger, signal: signal)
+            let liveTask = Task { try await liveDispatcher.run() }
+            var committed: [String: Int64] = [:]
+            var liveSequence = 0
+            let perCommit = 10, interval = Duration.seconds(1) * (Double(perCommit) / Double(rate))
+            let commits = rate * seconds / perCommit
+            var next = ContinuousClock.now
+            for _ in 0..<commits {
+                let first = liveSequence
+                try Self.append(live, template, count: perCommit, devices: devices, from: &liveSequence)
+                let at = Timestamp.wallClock().microseconds
+                for k in first..<liveSequence { committed["bench/\(k)"] = at }
+                signal.notify()
+                next += interval
+                try await Task.sleep(until: next)
+            }
+            let total = liveSequence
+            while receiver.count < total { try await Task.sleep(for: .milliseconds(5)) }
+            liveTask.cancel()
+            _ = try? await liveTask.value
+            let arrivals = receiver.arrivals
+            var latencies = committed.compactMap { id, at in arrivals[id].map { Double($0 - at) / 1000 } }.sorted()
+            if latencies.isEmpty { latencies = [0] }
+            func pct(_ p: Double) -> String { String(format: "%.2f", latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))]) }
+            print(["steady", "\(batch)", "\(concurrency)", "\(total)", "\(seconds)", "\(rate)", pct(0.50), pct(0.99)]
+                .joined(separator: "\t"))
+        }
+        await receiver.stop()
+    }
+
+    static func dispatcher(_ store: Store, url: String, batch: Int, concurrency: Int, logger: Logger,
+                           signal: OutboxSignal = OutboxSignal()) -> OutboxDispatcher {
+        var configuration = DeliveryConfiguration()
+        configuration.webhook = WebhookOptions(batch: batch, secret: Array("bench-secret".utf8), concurrency: concurrency)
+        configuration.retry = RetryPolicy(initial: .milliseconds(10), maximum: .milliseconds(100))
+        let sink = WebhookSink(url: url, name: "webhook:\(url)", options: configuration.webhook)
+        return OutboxDispatcher(store: store, sinks: [ConfiguredSink(sink: sink, concurrency: concurrency, batchSize: batch)],
+                                signal: signal, configuration: configuration, logger: logger)
+    }
+
+    static func store(_ logger: Logger) throws -> Store {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("delivery-bench-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        return try Store(path: dir.appendingPathComponent("g.sqlite").path, logger: logger)
+    }
+
+    /// Appends `count` notifications (deliveryIds `bench/N`, devices round-robin) in transactions of at most 1000.
+    static func append(_ store: Store, _ template: FiredNotification, count: Int, devices: Int, from sequence: inout Int) throws {
+        var left = count
+        while left > 0 {
+            let n = min(left, 1000), first = sequence
+            try store.write { db in
+                for k in first..<(first + n) {
+                    var f = template
+                    f.deliveryId = "bench/\(k)"
+                    f.device = "device-\(k % devices)"
+                    try OutboxRepository().append(f, in: db)
+                }
+            }
+            sequence += n
+            left -= n
+        }
+    }
+
+    /// One real entry notification from the engine.
+    static func template() -> FiredNotification {
+        let json = """
+            {"identifier": "bench", "content": {"title": "{device} {event}"},
+             "trigger": {"type": "location", "repeats": true,
+                         "region": {"type": "circle", "id": "alex", "center": {"latitude": 52.5219, "longitude": 13.4132}, "radius": 100}}}
+            """
+        let engine = TriggerEngine()
+        // The literal is valid by construction.
+        try! engine.add(try! RequestDecoder().decodeRequest(try! JSONParser.parse(json)))
+        var out: [FiredNotification] = []
+        for (s, inside) in [(0, false), (1, true)] {
+            let fix = LocationFix(device: "d", timestamp: Timestamp(microseconds: Int64(1_800_000_000 + s) * 1_000_000),
+                                  latitude: inside ? 52.5219 : 52.53, longitude: 13.4132)
+            engine.process(fix) { out.append($0) }
+        }
+        return out[0]
+    }
+}
+
+/// The local webhook: answers 204 and notes when each deliveryId first arrived (wall-clock µs).
+final class Receiver: Sendable {
+    private let state = Mutex<[String: Int64]>([:])
+    private let running = Mutex<(ServiceGroup, Task<Void, any Error>)?>(nil)
+
+    var count: Int { state.withLock { $0.count } }
+    var arrivals: [String: Int64] { state.withLock { $0 } }
+    func reset() { state.withLock { $0.removeAll(keepingCapacity: true) } }
+
+    func start(logger: Logger) async throws -> Int {
+        let router = Router()
+        router.post("hook") { request, _ -> Response in
+            let body = try await request.body.collect(upTo: 16 << 20)
+            let at = Timestamp.wallClock().microseconds
+            let ids = Self.deliveryIds(Array(body.readableBytesView))
+            self.state.withLock { s in for id in ids where s[id] == nil { s[id] = at } }
+            return Response(status: .noContent)
+        }
+        let (stream, continuation) = AsyncStream.makeStream(of: Int.self)
+        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+                              onServerRunning: { continuation.yield($0.localAddress?.port ?? 0) }, logger: logger)
+        let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
+        running.withLock { $0 = (group, Task { try await group.run() }) }
+        for await port in stream { return port }
+        return 0
+    }
+
+    func stop() async {
+        guard let (group, task) = running.withLock({ $0 }) else { return }
+        await group.triggerGracefulShutdown()
+        _ = try? await task.value
+    }
+
+    /// The `"deliveryId":"…"` values in a body (one object or an array), without a full parse.
+    static func deliveryIds(_ body: [UInt8]) -> [String] {
+        let text = String(decoding: body, as: UTF8.self)
+        var out: [String] = []
+        var rest = text[...]
+        while let r = rest.range(of: #""deliveryId":""#) {
+            let value = rest[r.upperBound...].prefix { $0 != "\"" }
+            out.append(String(value))
+            rest = rest[r.upperBound...]
+        }
+        return out
+    }
+}
+
+extension Duration {
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}

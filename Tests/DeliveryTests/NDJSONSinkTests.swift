@@ -1,0 +1,70 @@
+import Foundation
+import Storage
+import Testing
+import TriggerEngine
+
+@testable import Delivery
+
+/// The NDJSON file sink: lines appended in order, rotation by size keeping numbered files.
+@Suite struct NDJSONSinkTests {
+    static func entry(_ k: Int) -> OutboxEntry {
+        // 99 bytes and a newline: 100 per entry.
+        let json = #"{"deliveryId":"r/d/1-\#(k)","pad":""# + String(repeating: "x", count: 99 - 32 - String(k).count) + #""}"#
+        return OutboxEntry(sequence: Int64(k), deliveryId: "r/d/1-\(k)", identifier: "r", device: "d", json: json,
+                           createdAt: Timestamp(microseconds: 0))
+    }
+
+    static func directory() throws -> URL {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("delivery-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        return dir
+    }
+
+    static func lines(_ path: String) -> [String] {
+        ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+    }
+
+    @Test func appendsLinesInOrder() async throws {
+        let path = try Self.directory().appendingPathComponent("out.ndjson").path
+        let sink = try NDJSONSink(path: path, name: "ndjson:\(path)")
+        try await sink.deliver([Self.entry(1), Self.entry(2)])
+        try await sink.deliver([Self.entry(3)])
+        #expect(Self.lines(path) == [1, 2, 3].map { Self.entry($0).json })
+        #expect(Self.entry(10).json.utf8.count == 99)
+    }
+
+    @Test func rotatesBySizeKeepingNumberedFiles() async throws {
+        let path = try Self.directory().appendingPathComponent("out.ndjson").path
+        let sink = try NDJSONSink(path: path, name: "ndjson:\(path)", options: NDJSONOptions(rotateBytes: 350, keep: 3))
+        for k in 1...20 { try await sink.deliver([Self.entry(k)]) }
+        // 3 lines (300 bytes) fit; the 4th would pass 350: files of 3, newest last. 20 = 6·3 + 2.
+        #expect(Self.lines(path) == [19, 20].map { Self.entry($0).json })
+        #expect(Self.lines(path + ".1") == [16, 17, 18].map { Self.entry($0).json })
+        #expect(Self.lines(path + ".2") == [13, 14, 15].map { Self.entry($0).json })
+        #expect(Self.lines(path + ".3") == [10, 11, 12].map { Self.entry($0).json })
+        #expect(!FileManager.default.fileExists(atPath: path + ".4"))
+        // A batch larger than the bound goes whole into a fresh file.
+        try await sink.deliver((21...25).map(Self.entry))
+        #expect(Self.lines(path) == (21...25).map { Self.entry($0).json })
+        #expect(Self.lines(path + ".1") == [19, 20].map { Self.entry($0).json })
+    }
+
+    @Test func reopenedSinkContinuesTheFileAndItsSize() async throws {
+        let path = try Self.directory().appendingPathComponent("out.ndjson").path
+        let options = NDJSONOptions(rotateBytes: 250, keep: 2)
+        try await NDJSONSink(path: path, name: "n", options: options).deliver([Self.entry(1), Self.entry(2)])
+        // A restart: the new sink knows the file holds 200 bytes, so the next line rotates it.
+        try await NDJSONSink(path: path, name: "n", options: options).deliver([Self.entry(3)])
+        #expect(Self.lines(path + ".1") == [1, 2].map { Self.entry($0).json })
+        #expect(Self.lines(path) == [Self.entry(3).json])
+    }
+
+    @Test func unwritablePathIsRetryable() throws {
+        #expect {
+            try NDJSONSink(path: "/nonexistent-dir/out.ndjson", name: "n")
+        } throws: { error in
+            guard let failure = error as? DeliveryFailure, case .retryable(let reason, _) = failure else { return false }
+            return reason.contains("/nonexistent-dir/out.ndjson")
+        }
+    }
+}
