@@ -10,6 +10,11 @@ public struct ServerConfiguration: Sendable {
     /// Largest request body accepted, in bytes (requests, fixes and sightings alike).
     public var maximumBodyBytes: Int
     public var clock: Clock
+    /// PEM certificate chain and private key: both set serves HTTPS only.
+    public var tlsCertificatePath: String?
+    public var tlsKeyPath: String?
+    /// NDJSON streams read besides HTTP (standard input, TCP listeners).
+    public var inputs: [InputConfiguration]
 
     /// SPEC §3 "Time".
     public enum Clock: String, Sendable, CaseIterable {
@@ -22,7 +27,8 @@ public struct ServerConfiguration: Sendable {
 
     public init(databasePath: String = "./geotrigger.sqlite", host: String = "127.0.0.1", port: Int = 8080,
                 sinks: [SinkConfiguration] = [], token: String? = nil, maximumBodyBytes: Int = 16 << 20,
-                clock: Clock = .wall) {
+                clock: Clock = .wall, tlsCertificatePath: String? = nil, tlsKeyPath: String? = nil,
+                inputs: [InputConfiguration] = []) {
         self.databasePath = databasePath
         self.host = host
         self.port = port
@@ -30,10 +36,15 @@ public struct ServerConfiguration: Sendable {
         self.token = token
         self.maximumBodyBytes = maximumBodyBytes
         self.clock = clock
+        self.tlsCertificatePath = tlsCertificatePath
+        self.tlsKeyPath = tlsKeyPath
+        self.inputs = inputs
     }
 
     /// Whether the listen address only accepts connections from this machine.
-    public var isLoopback: Bool {
+    public var isLoopback: Bool { Self.isLoopback(host) }
+
+    static func isLoopback(_ host: String) -> Bool {
         host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
     }
 
@@ -43,6 +54,18 @@ public struct ServerConfiguration: Sendable {
             throw ServerConfigurationError(reason: "listening on \(host) (not loopback) needs a bearer token: set GEOTRIGGER_TOKEN or --token-file")
         }
         if maximumBodyBytes <= 0 { throw ServerConfigurationError(reason: "the body size limit must be positive") }
+        if (tlsCertificatePath == nil) != (tlsKeyPath == nil) {
+            throw ServerConfigurationError(reason: "TLS needs both a certificate (--tls-certificate) and a key (--tls-key), or neither")
+        }
+        for input in inputs {
+            // The stream inputs have no authentication of their own.
+            if case .tcp(let host, _, _) = input, !Self.isLoopback(host) {
+                throw ServerConfigurationError(reason: "the TCP input \(input.name) must listen on a loopback address: it has no authentication (forward it with ssh or stunnel)")
+            }
+        }
+        if inputs.filter({ if case .stdin = $0 { true } else { false } }).count > 1 {
+            throw ServerConfigurationError(reason: "standard input can be read by one --input only")
+        }
     }
 }
 
@@ -67,5 +90,6 @@ public enum SinkConfiguration: Sendable, Hashable {
 
 public struct ServerConfigurationError: Error, Sendable, CustomStringConvertible {
     public var reason: String
+    public init(reason: String) { self.reason = reason }
     public var description: String { reason }
 }

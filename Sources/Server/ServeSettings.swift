@@ -1,0 +1,218 @@
+import Configuration
+import Logging
+import TriggerEngine
+
+/// `geotrigger serve`'s configuration, read with swift-configuration from three layers; the first that has a
+/// setting wins: command-line flags, then `GEOTRIGGER_*` environment variables, then the JSON file given by
+/// `--config` (or `GEOTRIGGER_CONFIG`), then the defaults. Each layer is asked on its own, so a bad value is
+/// reported with the flag, variable or file key it came from.
+public enum ServeSettings {
+    public static let all: [ServeSetting] = [
+        .init("database", flag: "database", .string, default: "./geotrigger.sqlite", help: "SQLite database file (created if missing)."),
+        .init("listen", flag: "listen", .string, default: "127.0.0.1:8080",
+              help: "Address to listen on, HOST:PORT or [IPv6]:PORT; port 0 picks a free one (logged). A non-loopback address needs a token."),
+        .init("sink", flag: "sink", .strings, default: nil,
+              help: "Where fired notifications go: ndjson:PATH, or ndjson:- for standard output. Repeatable."),
+        .init("input", flag: "input", .strings, default: nil,
+              help: "An NDJSON input besides HTTP: [fixes:|sightings:]stdin or [fixes:|sightings:]tcp:HOST:PORT (loopback only). Repeatable."),
+        .init("bluetooth", flag: "bluetooth", .string, default: nil,
+              help: "Scan with this BlueZ adapter (hci0, or an index) and evaluate its beacon sightings; needs CAP_NET_RAW."),
+        .init("token", flag: nil, .string, default: nil, secret: true,
+              help: "Bearer token clients must send; required on a non-loopback address. Environment or file only."),
+        .init("tokenFile", flag: "token-file", .string, default: nil, help: "File holding the bearer token (overrides GEOTRIGGER_TOKEN)."),
+        .init("maxBodyBytes", flag: "max-body-bytes", .integer, default: "16777216", help: "Largest request body accepted, in bytes."),
+        .init("tls.certificate", flag: "tls-certificate", .string, default: nil,
+              help: "PEM certificate chain: with --tls-key, serve HTTPS only."),
+        .init("tls.key", flag: "tls-key", .string, default: nil, help: "PEM private key of --tls-certificate."),
+        .init("clock", flag: "clock", .string, default: "wall",
+              help: "wall (live: deadlines fire on wall time) or event (replay: the newest input's timestamp)."),
+        .init("logLevel", flag: "log-level", .string, default: "info",
+              help: "Log level: trace, debug, info, notice, warning, error, critical. Logs go to standard error."),
+    ]
+
+    /// The environment variable naming the configuration file (the `--config` flag wins over it).
+    public static let configFileVariable = "GEOTRIGGER_CONFIG"
+
+    /// Everything `serve` needs, resolved.
+    public struct Resolved: Sendable {
+        public var configuration: ServerConfiguration
+        public var logLevel: Logger.Level
+        public var bluetoothAdapter: String?
+        /// Where each set value came from (`flag --listen`, `environment GEOTRIGGER_LISTEN`, `file x.json key listen`,
+        /// `default`), for the startup log.
+        public var origins: [String: String]
+    }
+
+    /// A value the command line gave.
+    public enum FlagValue: Sendable {
+        case string(String)
+        case integer(Int)
+        case strings([String])
+    }
+
+    /// Resolves every setting.
+    /// - Parameters:
+    ///   - flags: by setting key, only the flags given.
+    ///   - environment: the process environment (tests pass their own).
+    ///   - configFile: `--config`; else `GEOTRIGGER_CONFIG` from `environment`.
+    public static func resolve(flags: [String: FlagValue], environment: [String: String], configFile: String?) async throws(ServerConfigurationError) -> Resolved {
+        var layers: [(name: String, provider: any ConfigProvider)] = []
+        var values: [String: ConfigContent] = [:]
+        for (key, value) in flags {
+            switch value {
+            case .string(let s): values[key] = .string(s)
+            case .integer(let n): values[key] = .int(n)
+            case .strings(let list): values[key] = .stringArray(list)
+            }
+        }
+        layers.append(("flag", InMemoryProvider(name: "flags", values: Dictionary(uniqueKeysWithValues: values.map {
+            (AbsoluteConfigKey(ConfigKey($0.key)), ConfigValue($0.value, isSecret: false))
+        }))))
+        let secrets = Set(all.filter(\.isSecret).map(\.environmentVariable))
+        layers.append(("environment", EnvironmentVariablesProvider(environmentVariables: environment, secretsSpecifier: .specific(secrets))
+            .prefixKeys(with: "geotrigger")))
+        if let path = configFile ?? environment[configFileVariable] {
+            layers.append(("file \(path)", try await fileProvider(path)))
+        }
+
+        var resolved: [String: (value: ConfigContent, origin: String)] = [:]
+        for setting in all {
+            if let found = try lookUp(setting, in: layers) { resolved[setting.key] = found }
+        }
+        return try build(resolved)
+    }
+
+    /// The JSON file's provider, after checking that it names no unknown setting (a typo must not pass silently).
+    static func fileProvider(_ path: String) async throws(ServerConfigurationError) -> any ConfigProvider {
+        let bytes: [UInt8]
+        do { bytes = try readFile(path) } catch { throw ServerConfigurationError(reason: "configuration file \(path): \(error)") }
+        let json: JSONValue
+        do { json = try JSONParser.parse(bytes) } catch {
+            throw ServerConfigurationError(reason: "configuration file \(path) is not valid JSON: \(error)")
+        }
+        guard let object = json.objectValue else {
+            throw ServerConfigurationError(reason: "configuration file \(path): expected a JSON object of settings, found \(json.kindName)")
+        }
+        try checkKeys(object, prefix: "", file: path)
+        do {
+            let reader = ConfigReader(provider: InMemoryProvider(values: ["filePath": ConfigValue(.string(path), isSecret: false)]))
+            return try await FileProvider<JSONSnapshot>(config: reader)
+        } catch {
+            throw ServerConfigurationError(reason: "configuration file \(path): \(error)")
+        }
+    }
+
+    private static func checkKeys(_ object: [(key: String, value: JSONValue)], prefix: String, file: String) throws(ServerConfigurationError) {
+        let known = Set(all.map(\.key))
+        for (key, value) in object {
+            let path = prefix + key
+            if known.contains(path) { continue }
+            if let nested = value.objectValue, known.contains(where: { $0.hasPrefix(path + ".") }) {
+                try checkKeys(nested, prefix: path + ".", file: file)
+                continue
+            }
+            throw ServerConfigurationError(reason: "configuration file \(file): unknown setting '\(path)' (known: \(all.map(\.key).joined(separator: ", ")))")
+        }
+    }
+
+    /// The first layer's value of `setting`; an error if that layer has one of the wrong type.
+    static func lookUp(_ setting: ServeSetting, in layers: [(name: String, provider: any ConfigProvider)]) throws(ServerConfigurationError) -> (value: ConfigContent, origin: String)? {
+        let type: ConfigType = switch setting.kind {
+        case .string: .string
+        case .integer: .int
+        case .strings: .stringArray
+        }
+        for layer in layers {
+            let origin = switch layer.name {
+            case "flag": "flag --\(setting.flag ?? setting.key)"
+            case "environment": "environment \(setting.environmentVariable)"
+            default: "\(layer.name) key \(setting.key)"
+            }
+            do {
+                if let value = try layer.provider.value(forKey: AbsoluteConfigKey(ConfigKey(setting.key)), type: type).value {
+                    return (value.content, origin)
+                }
+            } catch {
+                let expected = switch setting.kind {
+                case .string: "a string"
+                case .integer: "an integer"
+                case .strings: "a list of strings"
+                }
+                throw ServerConfigurationError(reason: "\(origin): \(setting.key) must be \(expected) (\(error))")
+            }
+        }
+        return nil
+    }
+
+    static func build(_ values: [String: (value: ConfigContent, origin: String)]) throws(ServerConfigurationError) -> Resolved {
+        func string(_ key: String) -> String? { if case .string(let s)? = values[key]?.value { s } else { nil } }
+        func strings(_ key: String) -> [String] {
+            switch values[key]?.value {
+            case .stringArray(let list)?: list
+            case .string(let s)?: [s]
+            default: []
+            }
+        }
+        func origin(_ key: String) -> String { values[key]?.origin ?? "default" }
+        func fail(_ key: String, _ reason: String) -> ServerConfigurationError {
+            ServerConfigurationError(reason: "\(origin(key)): \(reason)")
+        }
+
+        var c = ServerConfiguration()
+        if let database = string("database") {
+            guard !database.isEmpty else { throw fail("database", "the database path is empty") }
+            c.databasePath = database
+        }
+        if let listen = string("listen") {
+            guard let (host, port) = splitHostPort(listen) else {
+                throw fail("listen", "expected HOST:PORT with a port 0…65535, got '\(listen)'")
+            }
+            (c.host, c.port) = (host, port)
+        }
+        c.sinks = try strings("sink").map { s throws(ServerConfigurationError) in
+            guard let sink = SinkConfiguration(argument: s) else { throw fail("sink", "unknown sink '\(s)': use ndjson:PATH or ndjson:-") }
+            return sink
+        }
+        c.inputs = try strings("input").map { s throws(ServerConfigurationError) in
+            switch InputConfiguration.parse(s) {
+            case .success(let input): return input
+            case .failure(let e): throw fail("input", e.reason)
+            }
+        }
+        if case .int(let n)? = values["maxBodyBytes"]?.value {
+            guard n > 0 else { throw fail("maxBodyBytes", "the body size limit must be a positive number of bytes, got \(n)") }
+            c.maximumBodyBytes = n
+        }
+        if let clock = string("clock") {
+            guard let value = ServerConfiguration.Clock(rawValue: clock) else { throw fail("clock", "unknown clock '\(clock)': use wall or event") }
+            c.clock = value
+        }
+        c.tlsCertificatePath = string("tls.certificate")
+        c.tlsKeyPath = string("tls.key")
+        c.token = string("token")
+        if let file = string("tokenFile") {
+            let bytes: [UInt8]
+            do { bytes = try readFile(file) } catch { throw fail("tokenFile", "cannot read the token file: \(error)") }
+            let token = String(decoding: bytes, as: UTF8.self).trimmingWhitespace
+            guard !token.isEmpty else { throw fail("tokenFile", "the token file \(file) is empty") }
+            c.token = token
+        }
+        var level = Logger.Level.info
+        if let text = string("logLevel") {
+            guard let l = Logger.Level(rawValue: text) else {
+                throw fail("logLevel", "unknown log level '\(text)': use trace, debug, info, notice, warning, error or critical")
+            }
+            level = l
+        }
+        try c.validate()
+        var origins: [String: String] = [:]
+        for (key, v) in values { origins[key] = v.origin }
+        return Resolved(configuration: c, logLevel: level, bluetoothAdapter: string("bluetooth"), origins: origins)
+    }
+}
+
+extension String {
+    var trimmingWhitespace: String {
+        String(drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed())
+    }
+}
