@@ -1,4 +1,5 @@
 import Hummingbird
+import HummingbirdCore
 import HummingbirdTLS
 import Logging
 import NIOSSL
@@ -100,7 +101,7 @@ public struct GeoTriggerServer: Sendable {
             StreamInput(input: input, host: host, logger: logger, onListening: { port in await onInputListening(input, port) })
         }
         for (k, input) in (streams + extra).enumerated() {
-            services.append(.init(service: input, successTerminationBehavior: .ignore,
+            services.append(.init(service: InputLifetime(input: input), successTerminationBehavior: .ignore,
                                   failureTerminationBehavior: .gracefullyShutdownGroup, serviceName: "input \(k)"))
         }
         services.append(.init(service: IntakeGate(host: host, logger: logger), serviceName: "intake gate"))
@@ -123,6 +124,17 @@ public struct GeoTriggerServer: Sendable {
             failure = failure ?? error
         }
         if let failure { throw failure }
+    }
+}
+
+/// Keeps an input that ended (standard input closed) in the group until shutdown: ServiceGroup takes a service that
+/// returns while it shuts another down for a failure, and the exit code would say so.
+struct InputLifetime: Service {
+    let input: any Service
+
+    func run() async throws {
+        try await input.run()
+        try? await gracefulShutdown()
     }
 }
 

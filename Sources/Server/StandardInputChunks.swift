@@ -17,7 +17,9 @@ struct StandardInputChunks: AsyncSequence, Sendable {
 
     init(descriptor: Int32 = STDIN_FILENO, chunkSize: Int = 64 << 10, ahead: Int = 4) {
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: ByteBuffer.self)
-        let credits = DispatchSemaphore(value: ahead)
+        // Starts at 0 and is raised to `ahead`: libdispatch traps when a semaphore is freed below its initial value.
+        let credits = DispatchSemaphore(value: 0)
+        for _ in 0..<ahead { credits.signal() }
         self.stream = stream
         self.credits = credits
         let thread = Thread {

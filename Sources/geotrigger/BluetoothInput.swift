@@ -69,7 +69,7 @@ final class BluetoothInput: Service, @unchecked Sendable {
                 do {
                     _ = try await host.process(sightings: numbered)
                 } catch {
-                    logger.warning("input stopped", metadata: ["input": "bluetooth:\(adapter)", "reason": "\(error.detail)"])
+                    logger.warning("input stopped", metadata: ["input": "bluetooth:\(adapter)", "reason": "\((error as? Problem)?.detail ?? "\(error)")"])
                     stop.stop()
                     break
                 }

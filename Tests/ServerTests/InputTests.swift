@@ -9,7 +9,7 @@ import Testing
 @Suite struct InputTests {
     static let beaconRequest = """
         {"content": {"title": "{device} {event} {region.id}"},
-         "trigger": {"repeats": true, "region": {"type": "beacon", "id": "desk", "uuid": "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0", "major": 1, "minor": 2}}}
+         "trigger": {"repeats": true, "initialTrigger": true, "region": {"type": "beacon", "id": "desk", "uuid": "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0", "major": 1, "minor": 2}}}
         """
 
     static func sightingLine(_ second: Int) -> String {
@@ -56,6 +56,7 @@ import Testing
         #expect(server.process.isRunning)
         #expect(server.log.contains("input ended"))
         server.stop()
+        #expect(server.process.terminationStatus == 0, "\(server.log)")
     }
 
     @Test func sightingsFromStandardInput() async throws {
@@ -70,6 +71,7 @@ import Testing
         #expect(lines.first?.contains(#""title":"gw entry desk""#) == true)
         try pipe.fileHandleForWriting.close()
         server.stop()
+        #expect(server.process.terminationStatus == 0, "\(server.log)")
     }
 
     @Test func fixesFromATCPConnection() async throws {
@@ -89,6 +91,7 @@ import Testing
         #expect(server.log.contains("line=4"))
         #expect(server.log.contains("field=latitude"))
         server.stop()
+        #expect(server.process.terminationStatus == 0, "\(server.log)")
     }
 
     @Test func aMissingBluetoothAdapterFailsTheStart() async throws {
