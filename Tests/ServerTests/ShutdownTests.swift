@@ -36,10 +36,12 @@ import Testing
         let directory = try TestServer().directory
         let (server, sink) = try await start(directory, name: "terminated")
         let port = server.port
-        let stream = Task { await Self.send(Self.batches[...], port: port) }
-        try await Task.sleep(for: .milliseconds(150))
+        // 20 batches first, so notifications have fired; then SIGTERM while the rest stream in.
+        #expect(await Self.send(Self.batches[..<20], port: port) == 20)
+        let stream = Task { await Self.send(Self.batches[20...], port: port) }
+        try await Task.sleep(for: .milliseconds(100))
         kill(server.process.processIdentifier, SIGTERM)
-        let answered = await stream.value
+        let answered = await stream.value + 20
         #expect(try await server.waitForExit(seconds: 30))
         #expect(server.process.terminationReason == .exit)
         #expect(server.process.terminationStatus == 0)
