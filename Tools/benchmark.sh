@@ -3,9 +3,10 @@
 #   1. engine vs shapely 2 (GEOS STRtree, vectorised "which regions contain this point"): circles and polygons
 #      (16–1,000 vertices), 10k and 100k regions, 100k devices, sparse and dense;
 #   2. replay end to end (read, parse, evaluate, write) of a 10M-fix NDJSON and CSV trace vs the engine alone;
-#   3. btsnoop decoding: 1M advertising reports through `geotrigger scan --btsnoop`.
+#   3. btsnoop decoding: 1M advertising reports through `geotrigger scan --btsnoop`;
+#   4. `geotrigger serve` HTTP ingest: NDJSON batches of 1,000 fixes from 4 connections (Tools/bench/http_ingest.py).
 # Installs shapely/numpy from PyPI. Results go to stdout and out/benchmarks/. Options: QUICK=1 for smaller sizes;
-# SECTIONS="engine replay btsnoop" (the default) to run only some.
+# SECTIONS="engine replay btsnoop http" (the default) to run only some.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 Tools/setup.sh
@@ -21,7 +22,7 @@ results=out/benchmarks/results-$stamp.tsv
 sparse_fixes=2000000; dense_fixes=200000; trace_fixes=10000000; reports=1000000; counts="10000 100000"
 if [ "${QUICK:-0}" = 1 ]; then sparse_fixes=400000; dense_fixes=50000; trace_fixes=1000000; reports=100000; counts="10000"; fi
 
-sections=" ${SECTIONS:-engine replay btsnoop} "
+sections=" ${SECTIONS:-engine replay btsnoop http} "
 
 if [[ $sections == *" engine "* ]]; then
 echo "# engine vs shapely ($(nproc) cores, $(uname -r), $(swift --version 2>&1 | head -1))" | tee "$results"
@@ -67,5 +68,11 @@ start=$(date +%s.%N)
 $bin/geotrigger scan --btsnoop "$work/capture.btsnoop" --observer bench -o /dev/null 2>"$work/scan.txt"
 end=$(date +%s.%N)
 python3 -c "import sys; n=$reports; t=$end-$start; print(f'scan-btsnoop\t{n}\t{n/t:.0f} reports/s\t{t:.2f} s')" | tee -a "$results"
+fi
+
+if [[ $sections == *" http "* ]]; then
+echo "# serve: HTTP ingest, NDJSON batches of 1,000 fixes, 4 connections" | tee -a "$results"
+batches=100; [ "${QUICK:-0}" = 1 ] && batches=20
+python3 Tools/bench/http_ingest.py --bin $bin/geotrigger --connections 4 --batches "$batches" | tee -a "$results"
 fi
 echo "results: $results" >&2

@@ -31,6 +31,14 @@ public final class OutboxDispatcher: Service, Sendable {
         pressure.refresh(from: store)
     }
 
+    /// After `run` has returned (shutdown): one more delivery pass over every sink, each batch tried once, so what
+    /// the last batches fired leaves before the process does. True when every sink took everything.
+    public func drain() async -> Bool {
+        var complete = true
+        for w in workers where await !w.flush() { complete = false }
+        return complete
+    }
+
     /// The configured sinks' names, in configuration order.
     public var sinkNames: [String] { workers.map(\.configured.sink.name) }
 

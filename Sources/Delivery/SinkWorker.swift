@@ -68,6 +68,39 @@ actor SinkWorker {
         }
     }
 
+    /// One more pass once `run` has returned (shutdown): every unsettled entry, each batch tried once, no retries.
+    /// A lane whose delivery fails is left in the outbox for the next start. True when the sink took everything.
+    func flush() async -> Bool {
+        lanes = [:]
+        retryAt = [:]
+        queued = 0
+        readThrough = nil
+        var complete = true
+        while true {
+            refill()
+            guard queued > 0 else { return complete }
+            for key in lanes.keys.sorted() {
+                while let batch = lanes[key].map({ Array($0.prefix(configured.batchSize)) }), !batch.isEmpty {
+                    do {
+                        try await sink.deliver(batch)
+                        guard settle(key, batch, dead: nil) else { return false }
+                    } catch {
+                        if case .permanent(_, let status, let response) = error {
+                            guard settle(key, batch, dead: (status, response)) else { return false }
+                            continue
+                        }
+                        logger.warning("shutdown: delivery failed; left in the outbox for the next start", metadata: [
+                            "device": "\(batch[0].device)", "reason": "\(error)"])
+                        complete = false
+                        queued -= lanes[key]?.count ?? 0
+                        lanes[key] = nil
+                    }
+                }
+                lanes[key] = nil
+            }
+        }
+    }
+
     // MARK: Reading
 
     private func refill() {

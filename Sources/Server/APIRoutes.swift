@@ -27,6 +27,7 @@ struct APIRoutes: Sendable {
         }
 
         let v1 = router.group("v1")
+        v1.get("openapi.json") { _, _ in Self.json(OpenAPIDocument.bytes) }
         v1.put("requests/:identifier") { request, context in try await put(request, context) }
         v1.post("requests") { request, _ in try await post(request) }
         v1.get("requests") { request, _ in try list(request) }
@@ -111,8 +112,8 @@ struct APIRoutes: Sendable {
     /// while more may follow.
     private func list(_ request: Request) throws -> Response {
         let q = request.uri.queryParameters
-        let pageSize = q.get("limit").flatMap { Int($0) } ?? Self.defaultPageSize
-        let offset = q.get("offset").flatMap { Int($0) } ?? 0
+        let pageSize = try Self.integer(q.get("limit"), name: "limit") ?? Self.defaultPageSize
+        let offset = try Self.integer(q.get("offset"), name: "offset") ?? 0
         guard (1...Self.maximumPageSize).contains(pageSize), offset >= 0 else {
             throw Problem(.badRequest, title: "Bad paging", detail: "limit must be 1…\(Self.maximumPageSize) and offset ≥ 0")
         }
@@ -168,6 +169,15 @@ struct APIRoutes: Sendable {
             throw Problem.tooLarge(limit: limit)
         }
         do { return try JSONParser.parse(Array(buffer.readableBytesView)) } catch { throw Problem.malformedJSON(error) }
+    }
+
+    /// An integer query parameter, absent or well formed.
+    static func integer(_ text: String?, name: String) throws(Problem) -> Int? {
+        guard let text else { return nil }
+        guard let value = Int(text) else {
+            throw Problem(.badRequest, title: "Bad paging", detail: "\(name) must be an integer, got '\(text)'")
+        }
+        return value
     }
 
     static func noRequest(_ id: String) -> Problem {

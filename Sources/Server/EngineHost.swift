@@ -20,6 +20,8 @@ public actor EngineHost {
     public nonisolated let outboxSignal: OutboxSignal
     public let restored: RestoreSummary
     private var failure: String?
+    /// False once shutdown began: new input is refused (503) so the last batches can commit and be delivered.
+    private var intakeOpen = true
 
     public init(store: Store, clock: ServerConfiguration.Clock, logger: Logger) throws {
         let engine = TriggerEngine(configuration: .init(clock: clock == .wall ? .external : .eventTime))
@@ -36,6 +38,9 @@ public actor EngineHost {
 
     /// Nil while healthy; otherwise why changes are refused.
     public var failureReason: String? { failure }
+
+    /// Refuses every later fix and sighting batch; batches already running on the actor finish and commit first.
+    public func closeIntake() { intakeOpen = false }
 
     // MARK: Requests
 
@@ -103,6 +108,7 @@ public actor EngineHost {
     /// Evaluates one batch of fixes; returns the rejected ones by line, after the batch is committed.
     public func process(fixes: [(line: Int, fix: LocationFix)]) throws(Problem) -> [(line: Int, reason: FixRejection)] {
         try checkHealthy()
+        try checkIntake()
         let deadlines = engine.pendingDeadlines
         var fired: [FiredNotification] = []
         var rejected: [(line: Int, reason: FixRejection)] = []
@@ -119,6 +125,7 @@ public actor EngineHost {
     /// Evaluates one batch of beacon sightings, like `process(fixes:)`.
     public func process(sightings: [(line: Int, sighting: BeaconSighting)]) throws(Problem) -> [(line: Int, reason: FixRejection)] {
         try checkHealthy()
+        try checkIntake()
         let deadlines = engine.pendingDeadlines
         var fired: [FiredNotification] = []
         var rejected: [(line: Int, reason: FixRejection)] = []
@@ -200,6 +207,10 @@ public actor EngineHost {
 
     private func checkHealthy() throws(Problem) {
         if let failure { throw Problem.unavailable("changes are refused until a restart: \(failure)") }
+    }
+
+    private func checkIntake() throws(Problem) {
+        guard intakeOpen else { throw Problem.shuttingDown }
     }
 
     private func commit(_ body: (Database) throws -> Void) throws(Problem) {

@@ -13,6 +13,8 @@ struct IngestReader<Decoder: StreamingRecordDecoder> {
     var decoder: Decoder
     let limit: Int
     let submit: ([(line: Int, record: Decoder.Record)]) async throws(Problem) -> [(line: Int, reason: FixRejection)]
+    /// Called for each rejected record as it is found (stream inputs log and count them at once; HTTP answers them).
+    var onReject: ((IngestSummary.Entry, _ kind: String) -> Void)?
 
     private var summary = IngestSummary()
     private var batch: [(line: Int, record: Decoder.Record)] = []
@@ -24,7 +26,8 @@ struct IngestReader<Decoder: StreamingRecordDecoder> {
         self.submit = submit
     }
 
-    mutating func read(_ body: RequestBody) async throws -> IngestSummary {
+    /// Reads a request body, a TCP connection or standard input to its end.
+    mutating func read<Body: AsyncSequence>(_ body: Body) async throws -> IngestSummary where Body.Element == ByteBuffer {
         var received = 0
         var isArray: Bool?
         var collected: [UInt8] = []
@@ -67,7 +70,7 @@ struct IngestReader<Decoder: StreamingRecordDecoder> {
         var errors: [IngestError] = []
         bytes.withUnsafeBytes { decoder.decode($0, onRecord: { records.append($0) }, onError: { errors.append($0) }) }
         for r in records { batch.append((line, r)) }
-        for e in errors { summary.reject(line: line, field: e.field, reason: e.reason, kind: e.kind) }
+        for e in errors { reject(line: line, field: e.field, reason: e.reason, kind: e.kind) }
     }
 
     private mutating func flush() async throws {
@@ -76,7 +79,12 @@ struct IngestReader<Decoder: StreamingRecordDecoder> {
         batch.removeAll(keepingCapacity: true)
         let rejected = try await submit(current)
         summary.accepted += current.count - rejected.count
-        for r in rejected { summary.reject(line: r.line, field: nil, reason: r.reason.description, kind: r.reason.rawValue) }
+        for r in rejected { reject(line: r.line, field: nil, reason: r.reason.description, kind: r.reason.rawValue) }
+    }
+
+    private mutating func reject(line: Int, field: String?, reason: String, kind: String) {
+        summary.reject(line: line, field: field, reason: reason, kind: kind)
+        onReject?(IngestSummary.Entry(line: line, field: field, reason: reason), kind)
     }
 
     static func isBlank(_ b: UInt8) -> Bool { b == 0x20 || b == 0x0A || b == 0x0D || b == 0x09 }

@@ -47,6 +47,10 @@ public struct Problem: HTTPResponseError, Sendable {
         Problem(.contentTooLarge, title: "Body too large", detail: "the request body exceeds the limit of \(limit) bytes")
     }
 
+    static let shuttingDown = Problem(
+        .serviceUnavailable, title: "Shutting down",
+        detail: "the server is shutting down and takes no more input; batches answered before were committed: resend the rest after it restarts")
+
     static func unavailable(_ reason: String) -> Problem {
         Problem(.serviceUnavailable, title: "Storage unavailable", detail: reason)
     }

@@ -14,6 +14,11 @@ public struct ServerConfiguration: Sendable {
     public var clock: Clock
     /// Retries, bounds, webhook and NDJSON options for the outbox's delivery.
     public var delivery = DeliveryConfiguration()
+    /// PEM certificate chain and private key: both set serves HTTPS only.
+    public var tlsCertificatePath: String?
+    public var tlsKeyPath: String?
+    /// NDJSON streams read besides HTTP (standard input, TCP listeners).
+    public var inputs: [InputConfiguration]
 
     /// SPEC §3 "Time".
     public enum Clock: String, Sendable, CaseIterable {
@@ -26,7 +31,8 @@ public struct ServerConfiguration: Sendable {
 
     public init(databasePath: String = "./geotrigger.sqlite", host: String = "127.0.0.1", port: Int = 8080,
                 sinks: [SinkConfiguration] = [], token: String? = nil, maximumBodyBytes: Int = 16 << 20,
-                clock: Clock = .wall) {
+                clock: Clock = .wall, tlsCertificatePath: String? = nil, tlsKeyPath: String? = nil,
+                inputs: [InputConfiguration] = []) {
         self.databasePath = databasePath
         self.host = host
         self.port = port
@@ -34,10 +40,15 @@ public struct ServerConfiguration: Sendable {
         self.token = token
         self.maximumBodyBytes = maximumBodyBytes
         self.clock = clock
+        self.tlsCertificatePath = tlsCertificatePath
+        self.tlsKeyPath = tlsKeyPath
+        self.inputs = inputs
     }
 
     /// Whether the listen address only accepts connections from this machine.
-    public var isLoopback: Bool {
+    public var isLoopback: Bool { Self.isLoopback(host) }
+
+    static func isLoopback(_ host: String) -> Bool {
         host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
     }
 
@@ -49,6 +60,18 @@ public struct ServerConfiguration: Sendable {
         if maximumBodyBytes <= 0 { throw ServerConfigurationError(reason: "the body size limit must be positive") }
         do { try delivery.validate() } catch { throw ServerConfigurationError(reason: error.reason) }
         if Set(sinks.map(\.name)).count != sinks.count { throw ServerConfigurationError(reason: "a sink is configured twice") }
+        if (tlsCertificatePath == nil) != (tlsKeyPath == nil) {
+            throw ServerConfigurationError(reason: "TLS needs both a certificate (--tls-certificate) and a key (--tls-key), or neither")
+        }
+        for input in inputs {
+            // The stream inputs have no authentication of their own.
+            if case .tcp(let host, _, _) = input, !Self.isLoopback(host) {
+                throw ServerConfigurationError(reason: "the TCP input \(input.name) must listen on a loopback address: it has no authentication (forward it with ssh or stunnel)")
+            }
+        }
+        if inputs.filter({ if case .stdin = $0 { true } else { false } }).count > 1 {
+            throw ServerConfigurationError(reason: "standard input can be read by one --input only")
+        }
     }
 }
 
@@ -83,5 +106,6 @@ public enum SinkConfiguration: Sendable, Hashable {
 
 public struct ServerConfigurationError: Error, Sendable, CustomStringConvertible {
     public var reason: String
+    public init(reason: String) { self.reason = reason }
     public var description: String { reason }
 }

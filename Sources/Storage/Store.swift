@@ -39,6 +39,12 @@ public final class Store: Sendable {
         try pool.read(body)
     }
 
+    /// Checkpoints the WAL into the main file and closes every connection; the store is unusable afterwards.
+    public func close() throws {
+        _ = try? pool.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
+        try pool.close()
+    }
+
     /// The schema versions applied to this file, oldest first.
     public func appliedMigrations() throws -> [String] {
         try pool.read { db in try Schema.migrator.appliedMigrations(db) }

@@ -4,38 +4,105 @@ import Logging
 import Metrics
 import Prometheus
 import Server
+import ServiceLifecycle
 
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
         abstract: "Runs the HTTP service: requests, fixes and sightings in, fired notifications out through a durable outbox.",
-        discussion: """
+        discussion: discussion)
+
+    static var discussion: String {
+        var text = """
             State lives in one SQLite file: a restart (even after kill -9) restores every accepted request and all \
             device state, and fires nothing twice. Fired notifications are delivered to each --sink in order, at \
-            least once (deduplicate by deliveryId). Listening on a non-loopback address requires a bearer token, \
-            from the GEOTRIGGER_TOKEN environment variable or --token-file. Logs go to standard error.
-            """)
+            least once (deduplicate by deliveryId). SIGTERM or SIGINT shuts down in order: new input is refused \
+            (503), batches in flight commit, the outbox is delivered, the database is closed.
 
-    @Option(help: "SQLite database file (created if missing).") var database = "./geotrigger.sqlite"
-    @Option(help: "Address to listen on, HOST:PORT (port 0 picks a free one).") var listen = "127.0.0.1:8080"
-    @Option(name: .customLong("sink"), help: "Where fired notifications go: ndjson:PATH, ndjson:- for standard output, or webhook:URL (http or https). Repeatable.")
-    var sinks: [String] = []
-    @Option(help: "File holding the bearer token clients must send (overrides GEOTRIGGER_TOKEN).") var tokenFile: String?
-    @Option(help: "Largest request body accepted, in bytes.") var maxBodyBytes = 16 << 20
-    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.") var logLevel = "info"
-    @Option(help: "Clock: wall (live: deadlines fire on wall time) or event (replay: the newest input's timestamp).")
-    var clock = "wall"
-    @OptionGroup(title: "Delivery") var delivery: DeliveryOptions
+            Every setting comes from, first match wins: a flag, a GEOTRIGGER_* environment variable, the JSON file \
+            of --config (or \(ServeSettings.configFileVariable)), the default. In the file, a dotted key is a \
+            nested object; list settings are arrays, comma-separated in the environment.
 
-    func validate() throws {
-        if Self.splitListen(listen) == nil { throw ValidationError("--listen must be HOST:PORT, got \(listen)") }
-        for s in sinks where SinkConfiguration(argument: s) == nil { throw ValidationError("unknown --sink \(s): use ndjson:PATH, ndjson:- or webhook:URL") }
-        if Logger.Level(rawValue: logLevel) == nil { throw ValidationError("unknown --log-level \(logLevel)") }
-        if ServerConfiguration.Clock(rawValue: clock) == nil { throw ValidationError("unknown --clock \(clock): use wall or event") }
+            SETTING (file key)   ENVIRONMENT                  FLAG                DEFAULT
+
+            """
+        for s in ServeSettings.all {
+            let flag = s.flag.map { "--\($0)" } ?? "(none)"
+            text += "\(pad(s.key, 20)) \(pad(s.environmentVariable, 28)) \(pad(flag, 19)) \(s.defaultValue ?? "none")\n"
+        }
+        return text
+    }
+
+    static func pad(_ s: String, _ n: Int) -> String { s.count >= n ? s : s + String(repeating: " ", count: n - s.count) }
+
+    static func help(_ key: String) -> ArgumentHelp {
+        ArgumentHelp(ServeSettings.all.first { $0.key == key }?.flagHelp ?? "")
+    }
+
+    @Option(help: "JSON configuration file (env \(ServeSettings.configFileVariable)).") var config: String?
+    @Option(help: ServeCommand.help("database")) var database: String?
+    @Option(help: ServeCommand.help("listen")) var listen: String?
+    @Option(name: .customLong("sink"), help: ServeCommand.help("sink")) var sinks: [String] = []
+    @Option(name: .customLong("input"), help: ServeCommand.help("input")) var inputs: [String] = []
+    @Option(help: ServeCommand.help("bluetooth")) var bluetooth: String?
+    @Option(help: ServeCommand.help("tokenFile")) var tokenFile: String?
+    @Option(help: ServeCommand.help("maxBodyBytes")) var maxBodyBytes: Int?
+    @Option(help: ServeCommand.help("tls.certificate")) var tlsCertificate: String?
+    @Option(help: ServeCommand.help("tls.key")) var tlsKey: String?
+    @Option(help: ServeCommand.help("clock")) var clock: String?
+    @Option(help: ServeCommand.help("logLevel")) var logLevel: String?
+    @Option(help: ServeCommand.help("webhook.batch")) var webhookBatch: Int?
+    @Option(help: ServeCommand.help("webhook.secretFile")) var webhookSecretFile: String?
+    @Option(help: ServeCommand.help("webhook.signatureHeader")) var webhookSignatureHeader: String?
+    @Option(help: ServeCommand.help("webhook.timeout")) var webhookTimeout: Double?
+    @Option(help: ServeCommand.help("webhook.concurrency")) var webhookConcurrency: Int?
+    @Option(help: ServeCommand.help("retry.initial")) var retryInitial: Double?
+    @Option(name: .customLong("retry-max"), help: ServeCommand.help("retry.maximum")) var retryMaximum: Double?
+    @Option(help: ServeCommand.help("outbox.maxEntries")) var outboxMaxEntries: Int?
+    @Option(help: ServeCommand.help("outbox.maxAge")) var outboxMaxAge: Double?
+    @Option(help: ServeCommand.help("ndjson.rotateBytes")) var ndjsonRotateBytes: Int?
+    @Option(help: ServeCommand.help("ndjson.keep")) var ndjsonKeep: Int?
+
+    /// The flags given, by setting key.
+    var flags: [String: ServeSettings.FlagValue] {
+        var f: [String: ServeSettings.FlagValue] = [:]
+        func put(_ key: String, _ value: String?) { if let value { f[key] = .string(value) } }
+        put("database", database)
+        put("listen", listen)
+        if !sinks.isEmpty { f["sink"] = .strings(sinks) }
+        if !inputs.isEmpty { f["input"] = .strings(inputs) }
+        put("bluetooth", bluetooth)
+        put("tokenFile", tokenFile)
+        if let maxBodyBytes { f["maxBodyBytes"] = .integer(maxBodyBytes) }
+        put("tls.certificate", tlsCertificate)
+        put("tls.key", tlsKey)
+        put("clock", clock)
+        put("logLevel", logLevel)
+        func put(_ key: String, _ value: Int?) { if let value { f[key] = .integer(value) } }
+        func put(_ key: String, _ value: Double?) { if let value { f[key] = .number(value) } }
+        put("webhook.batch", webhookBatch)
+        put("webhook.secretFile", webhookSecretFile)
+        put("webhook.signatureHeader", webhookSignatureHeader)
+        put("webhook.timeout", webhookTimeout)
+        put("webhook.concurrency", webhookConcurrency)
+        put("retry.initial", retryInitial)
+        put("retry.maximum", retryMaximum)
+        put("outbox.maxEntries", outboxMaxEntries)
+        put("outbox.maxAge", outboxMaxAge)
+        put("ndjson.rotateBytes", ndjsonRotateBytes)
+        put("ndjson.keep", ndjsonKeep)
+        return f
     }
 
     func run() async throws {
-        let level = Logger.Level(rawValue: logLevel) ?? .info
+        let settings: ServeSettings.Resolved
+        do {
+            settings = try await ServeSettings.resolve(flags: flags, environment: ProcessInfo.processInfo.environment, configFile: config)
+        } catch {
+            FileHandle.standardError.write("geotrigger serve: \(error)\n".data(using: .utf8)!)
+            throw ExitCode(2)
+        }
+        let level = settings.logLevel
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = level
@@ -44,36 +111,29 @@ struct ServeCommand: AsyncParsableCommand {
         let registry = PrometheusCollectorRegistry()
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
         let logger = Logger(label: "geotrigger.serve")
-
-        var token = ProcessInfo.processInfo.environment["GEOTRIGGER_TOKEN"]
-        if let tokenFile {
-            token = try String(contentsOfFile: tokenFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        for (key, origin) in settings.origins.sorted(by: { $0.key < $1.key }) where key != "token" {
+            logger.debug("setting", metadata: ["key": "\(key)", "from": "\(origin)"])
         }
-        guard let (host, port) = Self.splitListen(listen) else { throw ValidationError("bad --listen") }
-        var configuration = ServerConfiguration(
-            databasePath: database, host: host, port: port, sinks: sinks.compactMap(SinkConfiguration.init(argument:)),
-            token: token, maximumBodyBytes: maxBodyBytes, clock: ServerConfiguration.Clock(rawValue: clock) ?? .wall)
-        configuration.delivery = try delivery.configuration()
+
+        let configuration = settings.configuration
         let server: GeoTriggerServer
+        var inputs: [any Service] = []
         do {
             server = try GeoTriggerServer(configuration: configuration, logger: logger, metricsText: { registry.emitToBuffer() })
+            if let adapter = settings.bluetoothAdapter {
+                do {
+                    inputs.append(try BluetoothInput(adapter: adapter, host: server.host, logger: logger))
+                } catch {
+                    throw ServerConfigurationError(reason: "cannot scan with Bluetooth adapter \(adapter): \(error)")
+                }
+            }
         } catch {
             logger.critical("cannot start", metadata: ["error": "\(error)"])
             throw ExitCode(2)
         }
-        let app = server.makeApplication { port in
-            logger.notice("listening", metadata: ["host": "\(host)", "port": "\(port)"])
-        }
-        try await app.runService()
-    }
-
-    /// `HOST:PORT`, `[IPv6]:PORT`.
-    static func splitListen(_ s: String) -> (String, Int)? {
-        guard let colon = s.lastIndex(of: ":"), let port = Int(s[s.index(after: colon)...]), (0...65535).contains(port) else {
-            return nil
-        }
-        var host = String(s[..<colon])
-        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-        return host.isEmpty ? nil : (host, port)
+        let scheme = configuration.tlsCertificatePath == nil ? "http" : "https"
+        try await server.run(inputs: inputs, onServerRunning: { port in
+            logger.notice("listening", metadata: ["host": "\(configuration.host)", "port": "\(port)", "scheme": "\(scheme)"])
+        })
     }
 }

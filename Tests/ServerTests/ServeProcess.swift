@@ -22,28 +22,41 @@ final class ServeProcess {
     }
 
     /// - Parameter arguments: more `serve` arguments (further sinks, delivery options).
-    init(database: String, sink: String, directory: URL, arguments: [String] = []) throws {
+    convenience init(database: String, sink: String, directory: URL, arguments: [String] = []) throws {
+        try self.init(arguments: ["--database", database, "--listen", "127.0.0.1:0", "--sink", "ndjson:\(sink)"] + arguments,
+                      directory: directory)
+    }
+
+    /// `geotrigger serve ARGUMENTS` with no GEOTRIGGER_* variables but `environment`; `stdin` feeds its input.
+    init(arguments: [String], directory: URL, environment extra: [String: String] = [:], stdin: Pipe? = nil) throws {
         stderrURL = directory.appendingPathComponent("serve-\(UUID().uuidString).log")
         _ = FileManager.default.createFile(atPath: stderrURL.path, contents: nil)
         process.executableURL = Self.executable
-        process.arguments = ["serve", "--database", database, "--listen", "127.0.0.1:0", "--sink", "ndjson:\(sink)"] + arguments
+        process.arguments = ["serve"] + arguments
         process.standardError = try FileHandle(forWritingTo: stderrURL)
         process.standardOutput = FileHandle.nullDevice
-        var environment = ProcessInfo.processInfo.environment
-        environment["GEOTRIGGER_TOKEN"] = nil
+        process.standardInput = stdin ?? FileHandle.nullDevice
+        var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("GEOTRIGGER_") }
+        environment.merge(extra) { _, new in new }
         process.environment = environment
         try process.run()
     }
 
-    /// Waits for the "listening" log line and reads the port from it.
+    var log: String { (try? String(contentsOf: stderrURL, encoding: .utf8)) ?? "" }
+
+    /// Waits for the HTTP "listening" log line and reads the port from it.
     func waitUntilListening() async throws {
+        port = try await waitForPort(message: "] listening")
+    }
+
+    /// Waits for a log line ending in `message` and reads its `port=` metadata.
+    func waitForPort(message: String) async throws -> Int {
         for _ in 0..<400 {
-            let log = (try? String(contentsOf: stderrURL, encoding: .utf8)) ?? ""
-            if let line = log.split(separator: "\n").first(where: { $0.contains("listening") && $0.contains("port=") }),
+            if let line = log.split(separator: "\n").first(where: { $0.hasSuffix(message) && $0.contains("port=") }),
                 let range = line.range(of: "port=")
             {
-                port = Int(line[range.upperBound...].prefix { $0.isNumber }) ?? 0
-                if port > 0 { return }
+                let port = Int(line[range.upperBound...].prefix { $0.isNumber }) ?? 0
+                if port > 0 { return port }
             }
             if !process.isRunning { break }
             try await Task.sleep(for: .milliseconds(50))
@@ -74,6 +87,15 @@ final class ServeProcess {
             try? await client.shutdown()
             throw error
         }
+    }
+
+    /// Waits up to `seconds` for the process to exit by itself; false if it is still running.
+    func waitForExit(seconds: Double) async throws -> Bool {
+        for _ in 0..<Int(seconds * 20) {
+            if !process.isRunning { return true }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        return !process.isRunning
     }
 
     /// Whatever way a test ends, the child does not outlive it.

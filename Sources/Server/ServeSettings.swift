@@ -1,0 +1,290 @@
+import Configuration
+import Delivery
+import Logging
+import TriggerEngine
+
+/// `geotrigger serve`'s configuration, read with swift-configuration from three layers; the first that has a
+/// setting wins: command-line flags, then `GEOTRIGGER_*` environment variables, then the JSON file given by
+/// `--config` (or `GEOTRIGGER_CONFIG`), then the defaults. Each layer is asked on its own, so a bad value is
+/// reported with the flag, variable or file key it came from.
+public enum ServeSettings {
+    public static let all: [ServeSetting] = [
+        .init("database", flag: "database", .string, default: "./geotrigger.sqlite", help: "SQLite database file (created if missing)."),
+        .init("listen", flag: "listen", .string, default: "127.0.0.1:8080",
+              help: "Address to listen on, HOST:PORT or [IPv6]:PORT; port 0 picks a free one (logged). A non-loopback address needs a token."),
+        .init("sink", flag: "sink", .strings, default: nil,
+              help: "Where fired notifications go: ndjson:PATH, ndjson:- for standard output, or webhook:URL (http or https). Repeatable."),
+        .init("input", flag: "input", .strings, default: nil,
+              help: "An NDJSON input besides HTTP: [fixes:|sightings:]stdin or [fixes:|sightings:]tcp:HOST:PORT (loopback only). Repeatable."),
+        .init("bluetooth", flag: "bluetooth", .string, default: nil,
+              help: "Scan with this BlueZ adapter (hci0, or an index) and evaluate its beacon sightings; needs CAP_NET_RAW."),
+        .init("token", flag: nil, .string, default: nil, secret: true,
+              help: "Bearer token clients must send; required on a non-loopback address. Environment or file only."),
+        .init("tokenFile", flag: "token-file", .string, default: nil, help: "File holding the bearer token (overrides GEOTRIGGER_TOKEN)."),
+        .init("maxBodyBytes", flag: "max-body-bytes", .integer, default: "16777216", help: "Largest request body accepted, in bytes."),
+        .init("tls.certificate", flag: "tls-certificate", .string, default: nil,
+              help: "PEM certificate chain: with --tls-key, serve HTTPS only."),
+        .init("tls.key", flag: "tls-key", .string, default: nil, help: "PEM private key of --tls-certificate."),
+        .init("clock", flag: "clock", .string, default: "wall",
+              help: "wall (live: deadlines fire on wall time) or event (replay: the newest input's timestamp)."),
+        .init("logLevel", flag: "log-level", .string, default: "info",
+              help: "Log level: trace, debug, info, notice, warning, error, critical. Logs go to standard error."),
+        // Delivery (docs/service.md "Delivery").
+        .init("webhook.batch", flag: "webhook-batch", .integer, default: "1",
+              help: "Webhook: notifications per POST; 1 posts one JSON object, more post JSON arrays (one device's, in order)."),
+        .init("webhook.secretFile", flag: "webhook-secret-file", .string, default: nil,
+              help: "Webhook: file holding the HMAC-SHA256 secret; every POST is then signed in the signature header."),
+        .init("webhook.signatureHeader", flag: "webhook-signature-header", .string, default: "X-GeoTrigger-Signature",
+              help: "Webhook: header carrying the signature, as sha256=HEX over the body."),
+        .init("webhook.timeout", flag: "webhook-timeout", .number, default: "10", help: "Webhook: seconds a request may take, connecting included."),
+        .init("webhook.concurrency", flag: "webhook-concurrency", .integer, default: "8",
+              help: "Webhook: devices delivered at once (requests in flight); each device's notifications stay in order."),
+        .init("retry.initial", flag: "retry-initial", .number, default: "0.5",
+              help: "Seconds before the first retry of a failed delivery; doubles per attempt, with jitter."),
+        .init("retry.maximum", flag: "retry-max", .number, default: "60",
+              help: "Longest wait between retries, in seconds (a peer's Retry-After is honoured up to 600 s)."),
+        .init("outbox.maxEntries", flag: "outbox-max-entries", .integer, default: "1000000",
+              help: "Outbox bound: undelivered notifications at which ingest is refused with 503 (warns from 80 %)."),
+        .init("outbox.maxAge", flag: "outbox-max-age", .number, default: "604800",
+              help: "Outbox bound: age in seconds of the oldest undelivered notification at which ingest is refused."),
+        .init("ndjson.rotateBytes", flag: "ndjson-rotate-bytes", .integer, default: "0",
+              help: "NDJSON file sinks: rotate before a file would exceed this many bytes (0: never)."),
+        .init("ndjson.keep", flag: "ndjson-keep", .integer, default: "5", help: "NDJSON file sinks: rotated files kept (PATH.1 newest … PATH.N)."),
+    ]
+
+    /// The environment variable naming the configuration file (the `--config` flag wins over it).
+    public static let configFileVariable = "GEOTRIGGER_CONFIG"
+
+    /// Everything `serve` needs, resolved.
+    public struct Resolved: Sendable {
+        public var configuration: ServerConfiguration
+        public var logLevel: Logger.Level
+        public var bluetoothAdapter: String?
+        /// Where each set value came from (`flag --listen`, `environment GEOTRIGGER_LISTEN`, `file x.json key listen`,
+        /// `default`), for the startup log.
+        public var origins: [String: String]
+    }
+
+    /// A value the command line gave.
+    public enum FlagValue: Sendable {
+        case string(String)
+        case integer(Int)
+        case number(Double)
+        case strings([String])
+    }
+
+    /// Resolves every setting.
+    /// - Parameters:
+    ///   - flags: by setting key, only the flags given.
+    ///   - environment: the process environment (tests pass their own).
+    ///   - configFile: `--config`; else `GEOTRIGGER_CONFIG` from `environment`.
+    public static func resolve(flags: [String: FlagValue], environment: [String: String], configFile: String?) async throws(ServerConfigurationError) -> Resolved {
+        var layers: [(name: String, provider: any ConfigProvider)] = []
+        var values: [String: ConfigContent] = [:]
+        for (key, value) in flags {
+            switch value {
+            case .string(let s): values[key] = .string(s)
+            case .integer(let n): values[key] = .int(n)
+            case .number(let d): values[key] = .double(d)
+            case .strings(let list): values[key] = .stringArray(list)
+            }
+        }
+        layers.append(("flag", InMemoryProvider(name: "flags", values: Dictionary(uniqueKeysWithValues: values.map {
+            (AbsoluteConfigKey(ConfigKey($0.key)), ConfigValue($0.value, isSecret: false))
+        }))))
+        let secrets = Set(all.filter(\.isSecret).map(\.environmentVariable))
+        layers.append(("environment", EnvironmentVariablesProvider(environmentVariables: environment, secretsSpecifier: .specific(secrets))
+            .prefixKeys(with: "geotrigger")))
+        if let path = configFile ?? environment[configFileVariable] {
+            layers.append(("file \(path)", try await fileProvider(path)))
+        }
+
+        var resolved: [String: (value: ConfigContent, origin: String)] = [:]
+        for setting in all {
+            if let found = try lookUp(setting, in: layers) { resolved[setting.key] = found }
+        }
+        return try build(resolved)
+    }
+
+    /// The JSON file's provider, after checking that it names no unknown setting (a typo must not pass silently).
+    static func fileProvider(_ path: String) async throws(ServerConfigurationError) -> any ConfigProvider {
+        let bytes: [UInt8]
+        do { bytes = try readFile(path) } catch { throw ServerConfigurationError(reason: "configuration file \(path): \(error)") }
+        let json: JSONValue
+        do { json = try JSONParser.parse(bytes) } catch {
+            throw ServerConfigurationError(reason: "configuration file \(path) is not valid JSON: \(error)")
+        }
+        guard let object = json.objectValue else {
+            throw ServerConfigurationError(reason: "configuration file \(path): expected a JSON object of settings, found \(json.kindName)")
+        }
+        try checkKeys(object, prefix: "", file: path)
+        do {
+            let reader = ConfigReader(provider: InMemoryProvider(values: ["filePath": ConfigValue(.string(path), isSecret: false)]))
+            return try await FileProvider<JSONSnapshot>(config: reader)
+        } catch {
+            throw ServerConfigurationError(reason: "configuration file \(path): \(error)")
+        }
+    }
+
+    private static func checkKeys(_ object: [(key: String, value: JSONValue)], prefix: String, file: String) throws(ServerConfigurationError) {
+        let known = Set(all.map(\.key))
+        for (key, value) in object {
+            let path = prefix + key
+            if known.contains(path) { continue }
+            if let nested = value.objectValue, known.contains(where: { $0.hasPrefix(path + ".") }) {
+                try checkKeys(nested, prefix: path + ".", file: file)
+                continue
+            }
+            throw ServerConfigurationError(reason: "configuration file \(file): unknown setting '\(path)' (known: \(all.map(\.key).joined(separator: ", ")))")
+        }
+    }
+
+    /// The first layer's value of `setting`; an error if that layer has one of the wrong type.
+    static func lookUp(_ setting: ServeSetting, in layers: [(name: String, provider: any ConfigProvider)]) throws(ServerConfigurationError) -> (value: ConfigContent, origin: String)? {
+        let type: ConfigType = switch setting.kind {
+        case .string: .string
+        case .integer: .int
+        case .number: .double
+        case .strings: .stringArray
+        }
+        for layer in layers {
+            let origin = switch layer.name {
+            case "flag": "flag --\(setting.flag ?? setting.key)"
+            case "environment": "environment \(setting.environmentVariable)"
+            default: "\(layer.name) key \(setting.key)"
+            }
+            let key = AbsoluteConfigKey(ConfigKey(setting.key))
+            do {
+                if let value = try layer.provider.value(forKey: key, type: type).value {
+                    return (value.content, origin)
+                }
+            } catch {
+                // A number setting written as an integer (`"retry.initial": 1` in the file) is still a number.
+                if setting.kind == .number, let value = try? layer.provider.value(forKey: key, type: .int).value {
+                    return (value.content, origin)
+                }
+                let expected = switch setting.kind {
+                case .string: "a string"
+                case .integer: "an integer"
+                case .number: "a number"
+                case .strings: "a list of strings"
+                }
+                throw ServerConfigurationError(reason: "\(origin): \(setting.key) must be \(expected) (\(error))")
+            }
+        }
+        return nil
+    }
+
+    static func build(_ values: [String: (value: ConfigContent, origin: String)]) throws(ServerConfigurationError) -> Resolved {
+        func string(_ key: String) -> String? { if case .string(let s)? = values[key]?.value { s } else { nil } }
+        func strings(_ key: String) -> [String] {
+            switch values[key]?.value {
+            case .stringArray(let list)?: list
+            case .string(let s)?: [s]
+            default: []
+            }
+        }
+        func origin(_ key: String) -> String { values[key]?.origin ?? "default" }
+        func fail(_ key: String, _ reason: String) -> ServerConfigurationError {
+            ServerConfigurationError(reason: "\(origin(key)): \(reason)")
+        }
+
+        var c = ServerConfiguration()
+        if let database = string("database") {
+            guard !database.isEmpty else { throw fail("database", "the database path is empty") }
+            c.databasePath = database
+        }
+        if let listen = string("listen") {
+            guard let (host, port) = splitHostPort(listen) else {
+                throw fail("listen", "expected HOST:PORT with a port 0…65535, got '\(listen)'")
+            }
+            (c.host, c.port) = (host, port)
+        }
+        c.sinks = try strings("sink").map { s throws(ServerConfigurationError) in
+            guard let sink = SinkConfiguration(argument: s) else {
+                throw fail("sink", "unknown sink '\(s)': use ndjson:PATH, ndjson:- or webhook:URL")
+            }
+            return sink
+        }
+        c.inputs = try strings("input").map { s throws(ServerConfigurationError) in
+            switch InputConfiguration.parse(s) {
+            case .success(let input): return input
+            case .failure(let e): throw fail("input", e.reason)
+            }
+        }
+        if case .int(let n)? = values["maxBodyBytes"]?.value {
+            guard n > 0 else { throw fail("maxBodyBytes", "the body size limit must be a positive number of bytes, got \(n)") }
+            c.maximumBodyBytes = n
+        }
+        if let clock = string("clock") {
+            guard let value = ServerConfiguration.Clock(rawValue: clock) else { throw fail("clock", "unknown clock '\(clock)': use wall or event") }
+            c.clock = value
+        }
+        c.tlsCertificatePath = string("tls.certificate")
+        c.tlsKeyPath = string("tls.key")
+        c.token = string("token")
+        if let file = string("tokenFile") {
+            let bytes: [UInt8]
+            do { bytes = try readFile(file) } catch { throw fail("tokenFile", "cannot read the token file: \(error)") }
+            let token = String(decoding: bytes, as: UTF8.self).trimmingWhitespace
+            guard !token.isEmpty else { throw fail("tokenFile", "the token file \(file) is empty") }
+            c.token = token
+        }
+        var level = Logger.Level.info
+        if let text = string("logLevel") {
+            guard let l = Logger.Level(rawValue: text) else {
+                throw fail("logLevel", "unknown log level '\(text)': use trace, debug, info, notice, warning, error or critical")
+            }
+            level = l
+        }
+        c.delivery = try delivery(values, fail: fail)
+        try c.validate()
+        var origins: [String: String] = [:]
+        for (key, v) in values { origins[key] = v.origin }
+        return Resolved(configuration: c, logLevel: level, bluetoothAdapter: string("bluetooth"), origins: origins)
+    }
+}
+
+extension ServeSettings {
+    /// The delivery settings; the webhook secret is read from its file here, so a bad path stops the start.
+    static func delivery(_ values: [String: (value: ConfigContent, origin: String)],
+                         fail: (String, String) -> ServerConfigurationError) throws(ServerConfigurationError) -> DeliveryConfiguration {
+        func integer(_ key: String) -> Int? { if case .int(let n)? = values[key]?.value { n } else { nil } }
+        func seconds(_ key: String) throws(ServerConfigurationError) -> Duration? {
+            let d: Double
+            switch values[key]?.value {
+            case .double(let x)?: d = x
+            case .int(let n)?: d = Double(n)
+            default: return nil
+            }
+            guard d.isFinite, d > 0, d < 1e9 else { throw fail(key, "\(key) must be a positive number of seconds, got \(d)") }
+            return .milliseconds(Int64((d * 1000).rounded()))
+        }
+        var d = DeliveryConfiguration()
+        if let n = integer("outbox.maxEntries") { d.maximumEntries = n }
+        if let t = try seconds("outbox.maxAge") { d.maximumAge = t }
+        if let t = try seconds("retry.initial") { d.retry.initial = t }
+        if let t = try seconds("retry.maximum") { d.retry.maximum = t }
+        if let n = integer("webhook.batch") { d.webhook.batch = n }
+        if let n = integer("webhook.concurrency") { d.webhook.concurrency = n }
+        if let t = try seconds("webhook.timeout") { d.webhook.timeout = t }
+        if case .string(let h)? = values["webhook.signatureHeader"]?.value { d.webhook.signatureHeader = h }
+        if case .string(let file)? = values["webhook.secretFile"]?.value {
+            let bytes: [UInt8]
+            do { bytes = try readFile(file) } catch { throw fail("webhook.secretFile", "cannot read the webhook secret file: \(error)") }
+            let secret = String(decoding: bytes, as: UTF8.self).trimmingWhitespace
+            guard !secret.isEmpty else { throw fail("webhook.secretFile", "the webhook secret file \(file) is empty") }
+            d.webhook.secret = Array(secret.utf8)
+        }
+        if let n = integer("ndjson.rotateBytes") { d.ndjson.rotateBytes = n }
+        if let n = integer("ndjson.keep") { d.ndjson.keep = n }
+        do { try d.validate() } catch { throw ServerConfigurationError(reason: error.reason) }
+        return d
+    }
+}
+
+extension String {
+    var trimmingWhitespace: String {
+        String(drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed())
+    }
+}

@@ -1,0 +1,97 @@
+import Ingest
+import Logging
+import NIOCore
+import NIOPosix
+import ServiceLifecycle
+import TriggerEngine
+
+/// An NDJSON input besides HTTP (`--input`): standard input, or every connection to a TCP listener. Records go
+/// through the same line framing and decoders as `POST /v1/fixes` and `/v1/sightings`, and each chunk read is a
+/// batch committed like an HTTP one. A bad line is logged with its line number and counted in
+/// `geotrigger_rejections_total`; it never stops the stream. Graceful shutdown stops reading.
+struct StreamInput: Service {
+    let input: InputConfiguration
+    let host: EngineHost
+    let logger: Logger
+    /// Receives the TCP listener's port once bound (useful with port 0).
+    var onListening: @Sendable (Int) async -> Void = { _ in }
+
+    func run() async throws {
+        switch input {
+        case .stdin:
+            await ingest(StandardInputChunks().cancelOnGracefulShutdown(), source: input.name)
+        case .tcp(let address, let port, _):
+            try await listen(host: address, port: port)
+        }
+    }
+
+    private func listen(host address: String, port: Int) async throws {
+        let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
+            .bind(host: address, port: port) { child in
+                child.eventLoop.makeCompletedFuture {
+                    try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: child)
+                }
+            }
+        let bound = server.channel.localAddress?.port ?? port
+        logger.notice("input listening", metadata: ["input": "\(input.name)", "host": "\(address)", "port": "\(bound)"])
+        await onListening(bound)
+        try await withThrowingDiscardingTaskGroup { group in
+            try await server.executeThenClose { connections in
+                for try await connection in connections.cancelOnGracefulShutdown() {
+                    group.addTask {
+                        let peer = connection.channel.remoteAddress.map { "\($0)" } ?? "unknown"
+                        do {
+                            try await connection.executeThenClose { inbound, _ in
+                                await ingest(inbound.cancelOnGracefulShutdown(), source: "\(input.name) from \(peer)")
+                            }
+                        } catch {
+                            logger.warning("input connection failed", metadata: ["input": "\(input.name)", "peer": "\(peer)", "error": "\(error)"])
+                        }
+                    }
+                }
+            }
+        }
+        logger.notice("input stopped", metadata: ["input": "\(input.name)"])
+    }
+
+    /// Reads one stream to its end (or until shutdown, or until the engine refuses input).
+    func ingest<Chunks: AsyncSequence>(_ chunks: Chunks, source: String) async where Chunks.Element == ByteBuffer {
+        let host = host
+        switch input.records {
+        case .fixes:
+            let reader = IngestReader(decoder: NDJSONFixDecoder(source: source), limit: .max) { batch async throws(Problem) in
+                try await host.process(fixes: batch.map { (line: $0.line, fix: $0.record) })
+            }
+            await read(chunks, reader, source: source)
+        case .sightings:
+            let reader = IngestReader(decoder: NDJSONSightingDecoder(source: source), limit: .max) { batch async throws(Problem) in
+                try await host.process(sightings: batch.map { (line: $0.line, sighting: $0.record) })
+            }
+            await read(chunks, reader, source: source)
+        }
+    }
+
+    private func read<Chunks: AsyncSequence, D: StreamingRecordDecoder>(
+        _ chunks: Chunks, _ reader: IngestReader<D>, source: String
+    ) async where Chunks.Element == ByteBuffer {
+        var reader = reader
+        let logger = logger
+        let metrics = ServerMetrics()
+        reader.onReject = { entry, kind in
+            metrics.rejected(kind)
+            logger.warning("input record rejected", metadata: [
+                "input": "\(source)", "line": "\(entry.line)", "field": "\(entry.field ?? "-")", "reason": "\(entry.reason)",
+            ])
+        }
+        logger.info("input opened", metadata: ["input": "\(source)"])
+        do {
+            let summary = try await reader.read(chunks)
+            logger.notice("input ended", metadata: ["input": "\(source)", "accepted": "\(summary.accepted)", "rejected": "\(summary.rejected)"])
+        } catch let problem as Problem {
+            logger.warning("input stopped", metadata: ["input": "\(source)", "reason": "\(problem.detail)"])
+        } catch {
+            logger.warning("input failed", metadata: ["input": "\(source)", "error": "\(error)"])
+        }
+    }
+}

@@ -1,0 +1,82 @@
+import Beacons
+import Foundation
+import Logging
+import Server
+import ServiceLifecycle
+import TriggerEngine
+
+/// `serve --bluetooth ADAPTER`: the BlueZ scanner's beacon sightings, evaluated as they are heard. The adapter is
+/// opened when this is made, so a missing adapter or capability fails the start, not the running server. The
+/// scanner is not Sendable: after `init` only the scan thread touches it.
+final class BluetoothInput: Service, @unchecked Sendable {
+    let adapter: String
+    let observer: String
+    let host: EngineHost
+    let logger: Logger
+    private let scanner: HCIScanner
+
+    init(adapter: String, host: EngineHost, logger: Logger) throws(HCIScannerError) {
+        self.adapter = adapter
+        self.observer = "\(ProcessInfo.processInfo.hostName)/\(adapter)"
+        self.host = host
+        self.logger = logger
+        let configuration: HCIScanner.Configuration
+        if let index = Int(adapter.drop { !$0.isNumber }), adapter.hasPrefix("hci") || Int(adapter) != nil {
+            configuration = .init(adapterIndex: index)
+        } else {
+            configuration = .init(adapter: adapter)
+        }
+        scanner = try HCIScanner(configuration: configuration)
+        try scanner.start()
+    }
+
+    func run() async throws {
+        let stop = HCIScanner.StopFlag()
+        // Batches wait here while the engine is busy; past 64 the oldest are dropped rather than blocking the radio.
+        let (batches, continuation) = AsyncStream.makeStream(of: [BeaconSighting].self, bufferingPolicy: .bufferingNewest(64))
+        // Handed to the scan thread, its only user from here on.
+        nonisolated(unsafe) let scanner = scanner
+        let observer = observer, logger = logger, adapter = adapter
+        let thread = Thread {
+            var pipeline = BeaconScanPipeline(observer: observer)
+            while !stop.isStopped {
+                var batch: [BeaconSighting] = []
+                do {
+                    _ = try scanner.poll(timeoutMilliseconds: 200) { ad in
+                        if let s = pipeline.sighting(report: ad.report, timestamp: ad.timestamp) { batch.append(s) }
+                    }
+                } catch {
+                    logger.error("bluetooth scanning failed", metadata: ["adapter": "\(adapter)", "error": "\(error)"])
+                    break
+                }
+                if !batch.isEmpty { continuation.yield(batch) }
+            }
+            try? scanner.stop()
+            try? scanner.close()
+            continuation.finish()
+        }
+        thread.name = "geotrigger-bluetooth"
+        thread.start()
+        logger.notice("input opened", metadata: ["input": "bluetooth:\(adapter)", "observer": "\(observer)"])
+        let host = host
+        await withGracefulShutdownHandler {
+            var count = 0
+            for await batch in batches {
+                let numbered = batch.map { s in
+                    count += 1
+                    return (line: count, sighting: s)
+                }
+                do {
+                    _ = try await host.process(sightings: numbered)
+                } catch {
+                    logger.warning("input stopped", metadata: ["input": "bluetooth:\(adapter)", "reason": "\((error as? Problem)?.detail ?? "\(error)")"])
+                    stop.stop()
+                    break
+                }
+            }
+        } onGracefulShutdown: {
+            stop.stop()
+        }
+        logger.notice("input stopped", metadata: ["input": "bluetooth:\(adapter)"])
+    }
+}

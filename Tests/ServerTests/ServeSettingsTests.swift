@@ -1,0 +1,112 @@
+import Configuration
+import Foundation
+import Server
+import Testing
+
+/// `serve`'s settings: flags over environment over file over defaults, and errors that name the flag, variable or
+/// file key at fault.
+@Suite struct ServeSettingsTests {
+    let directory: URL
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("settings-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    func file(_ text: String, name: String = "serve.json") throws -> String {
+        let path = directory.appendingPathComponent(name).path
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    func error(flags: [String: ServeSettings.FlagValue] = [:], environment: [String: String] = [:], configFile: String? = nil) async -> String {
+        do {
+            _ = try await ServeSettings.resolve(flags: flags, environment: environment, configFile: configFile)
+            return "no error"
+        } catch {
+            return error.reason
+        }
+    }
+
+    @Test func defaultsApplyWithNothingSet() async throws {
+        let r = try await ServeSettings.resolve(flags: [:], environment: [:], configFile: nil)
+        #expect(r.configuration.databasePath == "./geotrigger.sqlite")
+        #expect(r.configuration.host == "127.0.0.1" && r.configuration.port == 8080)
+        #expect(r.configuration.maximumBodyBytes == 16 << 20)
+        #expect(r.configuration.clock == .wall && r.configuration.sinks.isEmpty && r.configuration.inputs.isEmpty)
+        #expect(r.logLevel == .info && r.bluetoothAdapter == nil)
+        #expect(r.origins.isEmpty)
+    }
+
+    @Test func flagsBeatEnvironmentBeatsFileBeatsDefault() async throws {
+        let config = try file("""
+            {"listen": "127.0.0.1:7001", "database": "file.sqlite", "maxBodyBytes": 1000, "clock": "event",
+             "sink": ["ndjson:file.ndjson"], "tls": {"certificate": "c.pem", "key": "k.pem"}}
+            """)
+        let environment = ["GEOTRIGGER_LISTEN": "127.0.0.1:7002", "GEOTRIGGER_DATABASE": "env.sqlite",
+                           "GEOTRIGGER_INPUT": "stdin,sightings:tcp:127.0.0.1:9000", "UNRELATED": "x"]
+        let r = try await ServeSettings.resolve(flags: ["listen": .string("127.0.0.1:7003")], environment: environment,
+                                                configFile: config)
+        let c = r.configuration
+        #expect(c.port == 7003)                      // flag
+        #expect(r.origins["listen"] == "flag --listen")
+        #expect(c.databasePath == "env.sqlite")      // environment over file
+        #expect(r.origins["database"] == "environment GEOTRIGGER_DATABASE")
+        #expect(c.inputs == [.stdin(.fixes), .tcp(host: "127.0.0.1", port: 9000, .sightings)])
+        #expect(c.maximumBodyBytes == 1000)          // file
+        #expect(r.origins["maxBodyBytes"] == "file \(config) key maxBodyBytes")
+        #expect(c.clock == .event)
+        #expect(c.sinks == [.ndjson(path: "file.ndjson")])
+        #expect(c.tlsCertificatePath == "c.pem" && c.tlsKeyPath == "k.pem")   // nested keys
+        #expect(r.logLevel == .info)                 // default
+    }
+
+    @Test func configFileComesFromTheEnvironmentWhenNoFlagNamesOne() async throws {
+        let config = try file(#"{"logLevel": "debug"}"#)
+        let r = try await ServeSettings.resolve(flags: [:], environment: ["GEOTRIGGER_CONFIG": config], configFile: nil)
+        #expect(r.logLevel == .debug)
+    }
+
+    @Test func environmentNamesMatchSwiftConfiguration() throws {
+        for setting in ServeSettings.all {
+            let provider = EnvironmentVariablesProvider(environmentVariables: [:]).prefixKeys(with: "geotrigger")
+            let encoded = try provider.value(forKey: AbsoluteConfigKey(ConfigKey(setting.key)), type: .string).encodedKey
+            #expect(encoded == setting.environmentVariable, "\(setting.key)")
+        }
+    }
+
+    @Test func tokenComesFromTheEnvironmentOrTheTokenFile() async throws {
+        let r = try await ServeSettings.resolve(flags: ["listen": .string("0.0.0.0:8080")], environment: ["GEOTRIGGER_TOKEN": "s3cret"], configFile: nil)
+        #expect(r.configuration.token == "s3cret")
+        let tokenFile = try file("from-file\n", name: "token")
+        let f = try await ServeSettings.resolve(flags: ["tokenFile": .string(tokenFile)], environment: ["GEOTRIGGER_TOKEN": "s3cret"], configFile: nil)
+        #expect(f.configuration.token == "from-file")
+        #expect(await error(flags: ["listen": .string("0.0.0.0:8080")]).contains("needs a bearer token"))
+    }
+
+    @Test func badValuesAreReportedWithTheirSource() async throws {
+        #expect(await error(environment: ["GEOTRIGGER_MAX_BODY_BYTES": "lots"])
+            .hasPrefix("environment GEOTRIGGER_MAX_BODY_BYTES: maxBodyBytes must be an integer"))
+        let config = try file(#"{"listen": "nowhere"}"#)
+        #expect(await error(configFile: config) == "file \(config) key listen: expected HOST:PORT with a port 0…65535, got 'nowhere'")
+        #expect(await error(flags: ["clock": .string("lunar")]) == "flag --clock: unknown clock 'lunar': use wall or event")
+        #expect(await error(flags: ["input": .strings(["udp:1"])]).hasPrefix("flag --input: unknown input udp:1"))
+        #expect(await error(flags: ["input": .strings(["tcp:0.0.0.0:9000"])]).contains("must listen on a loopback address"))
+        #expect(await error(flags: ["tls.certificate": .string("c.pem")]).contains("both a certificate (--tls-certificate) and a key"))
+        let typed = try file(#"{"maxBodyBytes": "big"}"#)
+        #expect(await error(configFile: typed).hasPrefix("file \(typed) key maxBodyBytes: maxBodyBytes must be an integer"))
+    }
+
+    @Test func badFilesAreReportedPrecisely() async throws {
+        let missing = directory.appendingPathComponent("missing.json").path
+        #expect(await error(configFile: missing) == "configuration file \(missing): \(missing) does not exist")
+        let broken = try file(#"{"listen": "127.0.0.1:1",}"#)
+        #expect(await error(configFile: broken).hasPrefix("configuration file \(broken) is not valid JSON"))
+        let typo = try file(#"{"lisen": "127.0.0.1:1"}"#)
+        #expect(await error(configFile: typo).hasPrefix("configuration file \(typo): unknown setting 'lisen' (known: database, listen"))
+        let nestedTypo = try file(#"{"tls": {"cert": "c.pem"}}"#)
+        #expect(await error(configFile: nestedTypo).hasPrefix("configuration file \(nestedTypo): unknown setting 'tls.cert'"))
+        let array = try file("[1]")
+        #expect(await error(configFile: array) == "configuration file \(array): expected a JSON object of settings, found an array")
+    }
+}
