@@ -109,4 +109,33 @@ import Testing
         let array = try file("[1]")
         #expect(await error(configFile: array) == "configuration file \(array): expected a JSON object of settings, found an array")
     }
+
+    @Test func deliverySettingsComeFromEveryLayer() async throws {
+        let secret = try file("  s3cret\n", name: "secret")
+        let config = try file("""
+            {"retry": {"initial": 1, "maximum": 30.5}, "webhook": {"batch": 20, "secretFile": "\(secret)"},
+             "outbox": {"maxEntries": 500}, "ndjson": {"rotateBytes": 4096, "keep": 3}}
+            """)
+        let r = try await ServeSettings.resolve(
+            flags: ["webhook.concurrency": .integer(2), "outbox.maxAge": .number(60)],
+            environment: ["GEOTRIGGER_RETRY_MAXIMUM": "45", "GEOTRIGGER_WEBHOOK_TIMEOUT": "2.5"], configFile: config)
+        let d = r.configuration.delivery
+        #expect(d.retry.initial == .seconds(1))             // file, an integer where a number is expected
+        #expect(d.retry.maximum == .seconds(45))            // environment over file
+        #expect(d.webhook.timeout == .milliseconds(2500))
+        #expect(d.webhook.batch == 20 && d.webhook.concurrency == 2)
+        #expect(d.webhook.secret == Array("s3cret".utf8))   // whitespace trimmed
+        #expect(d.maximumEntries == 500 && d.maximumAge == .seconds(60))
+        #expect(d.ndjson.rotateBytes == 4096 && d.ndjson.keep == 3)
+        #expect(r.origins["webhook.concurrency"] == "flag --webhook-concurrency")
+    }
+
+    @Test func badDeliverySettingsNameTheirSource() async throws {
+        #expect(await error(environment: ["GEOTRIGGER_RETRY_INITIAL": "soon"]).contains("environment GEOTRIGGER_RETRY_INITIAL"))
+        #expect(await error(flags: ["webhook.timeout": .number(-1)]).contains("webhook.timeout must be a positive number of seconds"))
+        #expect(await error(flags: ["webhook.batch": .integer(0)]).contains("batch size must be at least 1"))
+        let missing = directory.appendingPathComponent("no-such-secret").path
+        #expect(await error(flags: ["webhook.secretFile": .string(missing)]).contains("cannot read the webhook secret file"))
+        #expect(await error(flags: ["sink": .strings(["kafka:x"])]).contains("unknown sink 'kafka:x'"))
+    }
 }
