@@ -170,7 +170,16 @@ actor SinkWorker {
             let items = pendingSettlements
             pendingSettlements = []
             let outcomes = items.map { (batch: $0.batch, dead: $0.dead, attempts: $0.attempts) }
-            let result = await Self.store(outcomes, sink: sink.name, allSinks: allSinks, in: store)
+            // Everything read and no longer held once these are stored is settled: the cursor goes up to just
+            // before the lowest sequence still held (each batch is a prefix of its lane).
+            let settling = Dictionary(items.map { ($0.key, $0.batch.count) }, uniquingKeysWith: +)
+            var lowest: Int64?
+            for (key, queue) in lanes {
+                let skip = settling[key] ?? 0
+                if queue.count > skip { lowest = min(lowest ?? .max, queue[skip].sequence) }
+            }
+            let cursor = lowest.map { $0 - 1 } ?? readThrough ?? 0
+            let result = await Self.store(outcomes, cursor: cursor, sink: sink.name, allSinks: allSinks, in: store)
             let now = Timestamp.wallClock()
             for item in items {
                 guard case .success = result else {
@@ -207,7 +216,7 @@ actor SinkWorker {
     /// One transaction for many outcomes, off the actor so lanes can queue more meanwhile. Returns how many
     /// entries left the outbox.
     private nonisolated static func store(_ outcomes: [(batch: [OutboxEntry], dead: (status: Int?, response: String)?, attempts: Int)],
-                                          sink: String, allSinks: [String], in store: Store) async -> Result<Int, any Error> {
+                                          cursor: Int64, sink: String, allSinks: [String], in store: Store) async -> Result<Int, any Error> {
         let now = Timestamp.wallClock()
         return Result {
             try store.write { db in
@@ -219,7 +228,7 @@ actor SinkWorker {
                         }
                     }
                 }
-                try OutboxRepository().settle(sink: sink, sequences: outcomes.flatMap { $0.batch.map(\.sequence) }, in: db)
+                try OutboxRepository().settle(sink: sink, sequences: outcomes.flatMap { $0.batch.map(\.sequence) }, cursor: cursor, in: db)
                 return try OutboxRepository().deleteSettled(sinks: allSinks, in: db)
             }
         }
