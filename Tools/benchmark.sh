@@ -3,7 +3,8 @@
 #   1. engine vs shapely 2 (GEOS STRtree, vectorised "which regions contain this point"): circles and polygons
 #      (16–1,000 vertices), 10k and 100k regions, 100k devices, sparse and dense;
 #   2. replay end to end (read, parse, evaluate, write) of a 10M-fix NDJSON and CSV trace vs the engine alone;
-#   3. btsnoop decoding: 1M advertising reports through `geotrigger scan --btsnoop`.
+#   3. btsnoop decoding: 1M advertising reports through `geotrigger scan --btsnoop`;
+#   4. delivery: the outbox drained to a local webhook (notifications/s) and its added latency at 500/s (p50/p99).
 # Installs shapely/numpy from PyPI. Results go to stdout and out/benchmarks/. Options: QUICK=1 for smaller sizes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -59,4 +60,6 @@ start=$(date +%s.%N)
 $bin/geotrigger scan --btsnoop "$work/capture.btsnoop" --observer bench -o /dev/null 2>"$work/scan.txt"
 end=$(date +%s.%N)
 python3 -c "import sys; n=$reports; t=$end-$start; print(f'scan-btsnoop\t{n}\t{n/t:.0f} reports/s\t{t:.2f} s')" | tee -a "$results"
+echo "# delivery to a local webhook (BENCHMARKS.md §4)" | tee -a "$results"
+$bin/geotrigger-bench delivery --notifications 20000 --rate 500 --seconds 10 | tee -a "$results"
 echo "results: $results" >&2
