@@ -5,8 +5,9 @@
 #   2. replay end to end (read, parse, evaluate, write) of a 10M-fix NDJSON and CSV trace vs the engine alone;
 #   3. btsnoop decoding: 1M advertising reports through `geotrigger scan --btsnoop`;
 #   4. `geotrigger serve` HTTP ingest: NDJSON batches of 1,000 fixes from 4 connections (Tools/bench/http_ingest.py).
+#   5. delivery: the outbox drained to a local webhook (notifications/s) and its added latency at 500/s (p50/p99).
 # Installs shapely/numpy from PyPI. Results go to stdout and out/benchmarks/. Options: QUICK=1 for smaller sizes;
-# SECTIONS="engine replay btsnoop http" (the default) to run only some.
+# SECTIONS="engine replay btsnoop http delivery" (the default) to run only some.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 Tools/setup.sh
@@ -22,7 +23,7 @@ results=out/benchmarks/results-$stamp.tsv
 sparse_fixes=2000000; dense_fixes=200000; trace_fixes=10000000; reports=1000000; counts="10000 100000"
 if [ "${QUICK:-0}" = 1 ]; then sparse_fixes=400000; dense_fixes=50000; trace_fixes=1000000; reports=100000; counts="10000"; fi
 
-sections=" ${SECTIONS:-engine replay btsnoop http} "
+sections=" ${SECTIONS:-engine replay btsnoop http delivery} "
 
 if [[ $sections == *" engine "* ]]; then
 echo "# engine vs shapely ($(nproc) cores, $(uname -r), $(swift --version 2>&1 | head -1))" | tee "$results"
@@ -74,5 +75,10 @@ if [[ $sections == *" http "* ]]; then
 echo "# serve: HTTP ingest, NDJSON batches of 1,000 fixes, 4 connections" | tee -a "$results"
 batches=100; [ "${QUICK:-0}" = 1 ] && batches=20
 python3 Tools/bench/http_ingest.py --bin $bin/geotrigger --connections 4 --batches "$batches" | tee -a "$results"
+fi
+
+if [[ $sections == *" delivery "* ]]; then
+echo "# delivery to a local webhook (BENCHMARKS.md §4)" | tee -a "$results"
+$bin/geotrigger-bench delivery --notifications 20000 --rate 500 --seconds 10 | tee -a "$results"
 fi
 echo "results: $results" >&2

@@ -140,7 +140,7 @@ actor SinkWorker {
         lane: while !stopping, let batch = lanes[key].map({ Array($0.prefix(configured.batchSize)) }), !batch.isEmpty {
             do {
                 try await sink.deliver(batch)
-                guard settle(key, batch, dead: nil) else { break lane }
+                guard await settle(key, batch, dead: nil) else { break lane }
             } catch {
                 switch error {
                 case .retryable(let reason, let after):
@@ -164,7 +164,7 @@ actor SinkWorker {
                     logger.error("sink refused entries for good: dead-lettered", metadata: [
                         "device": "\(batch[0].device)", "deliveryIds": "\(batch.map(\.deliveryId))",
                         "status": "\(status.map(String.init) ?? "-")", "reason": "\(reason)"])
-                    guard settle(key, batch, dead: (status, response)) else { break lane }
+                    guard await settle(key, batch, dead: (status, response)) else { break lane }
                 }
             }
         }
@@ -173,46 +173,98 @@ actor SinkWorker {
         wake()
     }
 
+    /// A batch's outcome waiting to be stored, and its lane waiting for that.
+    private struct Settlement {
+        var key: String
+        var batch: [OutboxEntry]
+        var dead: (status: Int?, response: String)?
+        var attempts: Int
+        var done: CheckedContinuation<Bool, Never>
+    }
+
+    private var pendingSettlements: [Settlement] = []
+    private var flushing = false
+
     /// Stores the batch's outcome, then drops it from memory; false (the lane stops and retries later) when the
-    /// store refused: the entries will be delivered again.
-    private func settle(_ key: String, _ batch: [OutboxEntry], dead: (status: Int?, response: String)?) -> Bool {
-        let name = sink.name, sinks = allSinks, n = (attempts[key] ?? 0) + 1
-        let now = Timestamp.wallClock()
-        let deleted: Int
-        do {
-            deleted = try store.write { db in
-                if let dead {
-                    for e in batch {
-                        try DeadLetterRepository().add(sink: name, entry: e, status: dead.status, response: dead.response,
-                                                       attempts: n, at: now, in: db)
+    /// store refused: the entries will be delivered again. Outcomes that arrive while a commit is under way share
+    /// the next one (group commit): one fsync acknowledges many lanes' batches.
+    private func settle(_ key: String, _ batch: [OutboxEntry], dead: (status: Int?, response: String)?) async -> Bool {
+        await withCheckedContinuation { done in
+            pendingSettlements.append(Settlement(key: key, batch: batch, dead: dead, attempts: (attempts[key] ?? 0) + 1, done: done))
+            if !flushing {
+                flushing = true
+                Task { await self.flush() }
+            }
+        }
+    }
+
+    private func flush() async {
+        while !pendingSettlements.isEmpty {
+            let items = pendingSettlements
+            pendingSettlements = []
+            let outcomes = items.map { (batch: $0.batch, dead: $0.dead, attempts: $0.attempts) }
+            // Everything read and no longer held once these are stored is settled: the cursor goes up to just
+            // before the lowest sequence still held (each batch is a prefix of its lane).
+            let settling = Dictionary(items.map { ($0.key, $0.batch.count) }, uniquingKeysWith: +)
+            var lowest: Int64?
+            for (key, queue) in lanes {
+                let skip = settling[key] ?? 0
+                if queue.count > skip { lowest = min(lowest ?? .max, queue[skip].sequence) }
+            }
+            let cursor = lowest.map { $0 - 1 } ?? readThrough ?? 0
+            let result = await Self.store(outcomes, cursor: cursor, sink: sink.name, allSinks: allSinks, in: store)
+            let now = Timestamp.wallClock()
+            for item in items {
+                guard case .success = result else {
+                    retryAt[item.key] = .now + retry.initial
+                    item.done.resume(returning: false)
+                    continue
+                }
+                lanes[item.key]?.removeFirst(item.batch.count)
+                queued -= item.batch.count
+                attempts[item.key] = nil
+                retryAt[item.key] = nil
+                if item.dead != nil {
+                    metrics.deadLetters.increment(by: item.batch.count)
+                } else {
+                    metrics.deliveries.increment(by: item.batch.count)
+                    for e in item.batch {
+                        metrics.latency.recordNanoseconds(max(0, now.microseconds - (e.enqueuedAt ?? now).microseconds) * 1000)
                     }
                 }
-                try OutboxRepository().settle(sink: name, sequences: batch.map(\.sequence), in: db)
-                return try OutboxRepository().deleteSettled(sinks: sinks, in: db)
+                item.done.resume(returning: true)
             }
-        } catch {
-            logger.error("cannot store acknowledgements; will deliver again", metadata: ["error": "\(error)"])
-            retryAt[key] = .now + retry.initial
-            wake(after: retry.initial)
-            return false
-        }
-        lanes[key]?.removeFirst(batch.count)
-        queued -= batch.count
-        attempts[key] = nil
-        retryAt[key] = nil
-        if dead != nil {
-            metrics.deadLetters.increment(by: batch.count)
-        } else {
-            metrics.deliveries.increment(by: batch.count)
-            for e in batch {
-                let latency = now.microseconds - (e.enqueuedAt ?? now).microseconds
-                metrics.latency.recordNanoseconds(max(0, latency) * 1000)
+            switch result {
+            case .success(let deleted): if deleted > 0 { pressure.refresh(from: store) }
+            case .failure(let error):
+                logger.error("cannot store acknowledgements; will deliver again", metadata: ["error": "\(error)"])
+                wake(after: retry.initial)
             }
         }
-        if deleted > 0 { pressure.refresh(from: store) }
+        flushing = false
         // Room in the window: read on.
         if queued < window / 2 { wake() }
-        return true
+    }
+
+    /// One transaction for many outcomes, off the actor so lanes can queue more meanwhile. Returns how many
+    /// entries left the outbox.
+    private nonisolated static func store(_ outcomes: [(batch: [OutboxEntry], dead: (status: Int?, response: String)?, attempts: Int)],
+                                          cursor: Int64, sink: String, allSinks: [String], in store: Store) async -> Result<Int, any Error> {
+        let now = Timestamp.wallClock()
+        return Result {
+            try store.write { db in
+                for o in outcomes {
+                    if let dead = o.dead {
+                        for e in o.batch {
+                            try DeadLetterRepository().add(sink: sink, entry: e, status: dead.status, response: dead.response,
+                                                           attempts: o.attempts, at: now, in: db)
+                        }
+                    }
+                }
+                try OutboxRepository().settle(sink: sink, sequences: outcomes.flatMap { $0.batch.map(\.sequence) }, cursor: cursor, in: db)
+                return try OutboxRepository().deleteSettled(sinks: allSinks, in: db)
+            }
+        }
     }
 
     // MARK: Replays

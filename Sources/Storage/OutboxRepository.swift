@@ -94,6 +94,16 @@ public struct OutboxRepository: Sendable {
         return settled
     }
 
+    /// Settles the given sequences for the sink when the caller knows the end of the contiguous settled prefix
+    /// (the dispatcher does: everything it read and no longer holds is settled): moves the cursor there and keeps
+    /// acknowledgement rows only beyond it. Constant work per call, however far the cursor lags.
+    public func settle(sink: String, sequences: [Int64], cursor: Int64, in db: Database) throws {
+        for s in sequences where s > cursor {
+            try db.execute(sql: "INSERT OR IGNORE INTO sink_acks (sink, sequence) VALUES (?, ?)", arguments: [sink, s])
+        }
+        try acknowledge(sink: sink, through: cursor, in: db)
+    }
+
     /// Deletes the entries every one of `sinks` has settled (none when `sinks` is empty: nothing delivers them).
     /// Returns how many went.
     @discardableResult

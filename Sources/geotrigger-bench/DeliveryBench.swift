@@ -39,7 +39,7 @@ struct DeliveryBench: AsyncParsableCommand {
             let dispatcher = Self.dispatcher(store, url: url, batch: batch, concurrency: concurrency, logger: logger)
             let start = ContinuousClock.now
             let task = Task { try await dispatcher.run() }
-            while try store.read({ db in try OutboxRepository().count(in: db) }) > 0 { try await Task.sleep(for: .milliseconds(5)) }
+            while try store.read({ db in try OutboxRepository().extent(in: db).entries }) > 0 { try await Task.sleep(for: .milliseconds(5)) }
             let elapsed = (ContinuousClock.now - start).seconds
             task.cancel()
             _ = try? await task.value
