@@ -26,11 +26,14 @@ struct ServeCommand: AsyncParsableCommand {
             Each flag below names its variable and file key; the token has no flag (a command line is visible to \
             every user of the machine).
 
-            FILE KEY        ENVIRONMENT                 DEFAULT
 
             """
+        // Columns as wide as the longest entry; a row too long for the terminal wraps before its default.
+        let keyWidth = ServeSettings.all.map(\.key.count).max() ?? 0
+        let variableWidth = ServeSettings.all.map(\.environmentVariable.count).max() ?? 0
+        text += "\(pad("FILE KEY", keyWidth)) \(pad("ENVIRONMENT", variableWidth)) DEFAULT\n"
         for s in ServeSettings.all {
-            text += "\(pad(s.key, 15)) \(pad(s.environmentVariable, 27)) \(s.defaultValue ?? "none")\n"
+            text += "\(pad(s.key, keyWidth)) \(pad(s.environmentVariable, variableWidth)) \(s.defaultValue ?? "none")\n"
         }
         return text
     }
