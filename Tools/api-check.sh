@@ -55,6 +55,9 @@ if [ -z "$port" ]; then
 fi
 
 status=0
+# From the temporary folder: schemathesis keeps a cache folder in the current one.
+repo=$(pwd)
+cd "$work"
 "$venv/bin/schemathesis" run "http://127.0.0.1:$port/v1/openapi.json" --url "http://127.0.0.1:$port" \
     -H "Authorization: Bearer $token" \
     --checks not_a_server_error,response_schema_conformance,status_code_conformance,content_type_conformance \
@@ -65,5 +68,6 @@ if grep -q "request failed" "$work/serve.log"; then
     grep "request failed" "$work/serve.log" | head -20 >&2
     status=1
 fi
+cd "$repo"
 if [ $status -eq 0 ]; then echo "api-check: 1 passed, 0 failed"; else echo "api-check: 0 passed, 1 failed"; fi
 exit $status

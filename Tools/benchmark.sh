@@ -78,7 +78,7 @@ python3 Tools/bench/http_ingest.py --bin $bin/geotrigger --connections 4 --batch
 fi
 
 if [[ $sections == *" delivery "* ]]; then
-echo "# delivery to a local webhook (BENCHMARKS.md §4)" | tee -a "$results"
+echo "# delivery to a local webhook (BENCHMARKS.md §5)" | tee -a "$results"
 $bin/geotrigger-bench delivery --notifications 20000 --rate 500 --seconds 10 | tee -a "$results"
 fi
 echo "results: $results" >&2

@@ -23,12 +23,17 @@ struct ServeCommand: AsyncParsableCommand {
             of --config (or \(ServeSettings.configFileVariable)), the default. In the file, a dotted key is a \
             nested object; list settings are arrays, comma-separated in the environment.
 
-            SETTING (file key)   ENVIRONMENT                  FLAG                DEFAULT
+            Each flag below names its variable and file key; the token has no flag (a command line is visible to \
+            every user of the machine).
+
 
             """
+        // Columns as wide as the longest entry; a row too long for the terminal wraps before its default.
+        let keyWidth = ServeSettings.all.map(\.key.count).max() ?? 0
+        let variableWidth = ServeSettings.all.map(\.environmentVariable.count).max() ?? 0
+        text += "\(pad("FILE KEY", keyWidth)) \(pad("ENVIRONMENT", variableWidth)) DEFAULT\n"
         for s in ServeSettings.all {
-            let flag = s.flag.map { "--\($0)" } ?? "(none)"
-            text += "\(pad(s.key, 20)) \(pad(s.environmentVariable, 28)) \(pad(flag, 19)) \(s.defaultValue ?? "none")\n"
+            text += "\(pad(s.key, keyWidth)) \(pad(s.environmentVariable, variableWidth)) \(s.defaultValue ?? "none")\n"
         }
         return text
     }
