@@ -83,10 +83,10 @@ actor SinkWorker {
                 while let batch = lanes[key].map({ Array($0.prefix(configured.batchSize)) }), !batch.isEmpty {
                     do {
                         try await sink.deliver(batch)
-                        guard settle(key, batch, dead: nil) else { return false }
+                        guard await settle(key, batch, dead: nil) else { return false }
                     } catch {
                         if case .permanent(_, let status, let response) = error {
-                            guard settle(key, batch, dead: (status, response)) else { return false }
+                            guard await settle(key, batch, dead: (status, response)) else { return false }
                             continue
                         }
                         logger.warning("shutdown: delivery failed; left in the outbox for the next start", metadata: [
@@ -183,7 +183,7 @@ actor SinkWorker {
     }
 
     private var pendingSettlements: [Settlement] = []
-    private var flushing = false
+    private var committing = false
 
     /// Stores the batch's outcome, then drops it from memory; false (the lane stops and retries later) when the
     /// store refused: the entries will be delivered again. Outcomes that arrive while a commit is under way share
@@ -191,14 +191,14 @@ actor SinkWorker {
     private func settle(_ key: String, _ batch: [OutboxEntry], dead: (status: Int?, response: String)?) async -> Bool {
         await withCheckedContinuation { done in
             pendingSettlements.append(Settlement(key: key, batch: batch, dead: dead, attempts: (attempts[key] ?? 0) + 1, done: done))
-            if !flushing {
-                flushing = true
-                Task { await self.flush() }
+            if !committing {
+                committing = true
+                Task { await self.commitSettlements() }
             }
         }
     }
 
-    private func flush() async {
+    private func commitSettlements() async {
         while !pendingSettlements.isEmpty {
             let items = pendingSettlements
             pendingSettlements = []
@@ -241,7 +241,7 @@ actor SinkWorker {
                 wake(after: retry.initial)
             }
         }
-        flushing = false
+        committing = false
         // Room in the window: read on.
         if queued < window / 2 { wake() }
     }
