@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Installs what GeoTrigger needs to build and test on Debian 12 (run as root). Idempotent: a second run installs
 # nothing. The Swift toolchain itself (6.1 or later) must already be on PATH.
-# `--tests` adds what only the test suite needs: headless Chromium (the HTML report test).
+# `--tests` adds what only the test suite needs: headless Chromium (the HTML report test), the mosquitto broker,
+# its clients and openssl (the MQTT tests start their own broker, with TLS from a CA they generate).
 set -euo pipefail
 
-packages=(pkg-config libgeos-dev libbluetooth-dev libsqlite3-dev)
-[ "${1:-}" = "--tests" ] && packages+=(chromium)
+packages=(pkg-config libgeos-dev libbluetooth-dev libsqlite3-dev libmosquitto-dev)
+[ "${1:-}" = "--tests" ] && packages+=(chromium mosquitto mosquitto-clients openssl)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
