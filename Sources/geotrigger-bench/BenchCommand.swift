@@ -2,11 +2,11 @@ import ArgumentParser
 import Foundation
 
 @main
-struct BenchCommand: ParsableCommand {
+struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "geotrigger-bench",
         abstract: "GeoTrigger's benchmarks; run through Tools/benchmark.sh, which builds in release mode and runs the peers in the same run.",
-        subcommands: [EngineBench.self, TraceBench.self, BTSnoopBench.self],
+        subcommands: [EngineBench.self, TraceBench.self, BTSnoopBench.self, MQTTBench.self],
         defaultSubcommand: EngineBench.self)
 }
 
