@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "Geometry", targets: ["Geometry"]),
         .library(name: "Ingest", targets: ["Ingest"]),
         .library(name: "Beacons", targets: ["Beacons"]),
+        .library(name: "MQTT", targets: ["MQTT"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -36,6 +37,7 @@ let package = Package(
         // C shims: module map + header only.
         .systemLibrary(name: "CGEOS", pkgConfig: "geos", providers: [.apt(["libgeos-dev"])]),
         .systemLibrary(name: "CBluetooth", pkgConfig: "bluez", providers: [.apt(["libbluetooth-dev"])]),
+        .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
 
         .target(name: "Geometry", dependencies: ["CGEOS"], swiftSettings: strict),
         .target(
@@ -48,6 +50,8 @@ let package = Package(
             swiftSettings: strict),
         .target(name: "Ingest", dependencies: ["TriggerEngine"], swiftSettings: strict),
         .target(name: "Beacons", dependencies: ["TriggerEngine", "CBluetooth"], swiftSettings: strict),
+        // MQTT client over libmosquitto (the only code that touches it), topic templates and `mqtt://` sink specs.
+        .target(name: "MQTT", dependencies: ["CMosquitto", "TriggerEngine"], swiftSettings: strict),
         .target(name: "ReplayReport", dependencies: ["TriggerEngine", "Geometry"], swiftSettings: strict),
         // SQLite schema, migrations and repositories: the service's durable state.
         .target(
@@ -105,7 +109,7 @@ let package = Package(
         .executableTarget(
             name: "geotrigger-bench",
             dependencies: [
-                "TriggerEngine", "Ingest", "Beacons", "Storage", "Delivery",
+                "TriggerEngine", "Ingest", "Beacons", "Storage", "Delivery", "MQTT",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -136,6 +140,8 @@ let package = Package(
             ],
             swiftSettings: strict),
         .testTarget(name: "DeliveryTests", dependencies: ["Delivery", "Storage", "TriggerEngine"], swiftSettings: strict),
+        // Starts its own mosquitto broker (and openssl for the TLS CA); skips when they are not installed.
+        .testTarget(name: "MQTTTests", dependencies: ["MQTT"], swiftSettings: strict),
         .testTarget(name: "BeaconsTests", dependencies: ["Beacons", "TriggerEngine"], swiftSettings: strict),
         // Runs the built `geotrigger` executable end to end (it is built alongside the tests).
         .testTarget(name: "GeoTriggerCLITests", dependencies: ["TriggerEngine"], exclude: ["Fixtures"], swiftSettings: strict),

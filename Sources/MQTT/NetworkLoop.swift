@@ -1,0 +1,52 @@
+import CMosquitto
+import Dispatch
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The client's network thread: drives libmosquitto's socket (`mosquitto_loop`) and reconnects with exponential
+/// backoff. It replaces `mosquitto_loop_start`, whose thread (`mosquitto_loop_forever`) exits for good on TLS,
+/// protocol and MQTT 5 CONNACK errors — TLS handshake failures without any callback — so nothing would reconnect
+/// and nobody would learn why. Here every failure is recorded with its reason and the next attempt follows.
+struct NetworkLoop: Sendable {
+    let handle: MosquittoHandle
+    let state: ClientState
+    let options: MQTTClient.Options
+    /// Signalled by `close()` to cut a backoff wait short.
+    let wake: DispatchSemaphore
+
+    private static let success = MOSQ_ERR_SUCCESS.rawValue
+
+    func run() {
+        let p = handle.pointer
+        let keepAlive = Int32(options.keepAlive.components.seconds)
+        var rc = mosquitto_connect_async(p, options.host, Int32(options.port), keepAlive)
+        var code = errno
+        while !state.isClosing {
+            if rc == Self.success {
+                // Returns within a second at most, at once when a publish or close() queues a packet.
+                rc = mosquitto_loop(p, 1000, 1)
+                code = errno
+                if rc == Self.success { continue }
+            }
+            if state.isClosing { break }
+            MosquittoHandle.setLogCapture(p, true)
+            let failures = state.connectionFailed(rc: rc, errno: code)
+            _ = wake.wait(timeout: .now() + .nanoseconds(Self.nanoseconds(options.reconnectDelay(afterFailures: failures))))
+            if state.isClosing { break }
+            rc = mosquitto_reconnect_async(p)
+            code = errno
+        }
+        // Send DISCONNECT if there is a connection, so the broker drops the session cleanly.
+        if mosquitto_disconnect(p) == Self.success {
+            for _ in 0..<20 where mosquitto_loop(p, 50, 1) == Self.success {}
+        }
+        state.finishAll()
+    }
+
+    static func nanoseconds(_ d: Duration) -> Int {
+        let (seconds, attoseconds) = d.components
+        return Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
+    }
+}

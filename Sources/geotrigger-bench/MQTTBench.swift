@@ -1,0 +1,142 @@
+import ArgumentParser
+import Foundation
+import MQTT
+
+/// QoS 1 publishing of SPEC §4 notifications (~500 bytes) to a local mosquitto, as the MQTT sink would do it:
+/// topic `geotrigger/{device}/{event}`, batches awaited until every PUBACK is in. Also measures one-at-a-time
+/// publishes for the publish→PUBACK latency. A QoS 1 subscriber receives everything and the count is checked.
+struct MQTTBench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "mqtt",
+        abstract: "Measures QoS 1 notifications/s to mosquitto and publish→PUBACK latency (starts its own broker).")
+
+    @Option(help: "Notifications published in batches.") var messages = 100_000
+    @Option(help: "Notifications per batch (the outbox dispatcher reads 256 at a time).") var batch = 256
+    @Option(help: "Notifications published one at a time, for the latency.") var single = 5_000
+    @Option(help: "Devices.") var devices = 1_000
+    @Option(help: "Messages in flight before PUBACKs (MQTT receive maximum).") var inflight = 100
+    @Option(help: "Existing broker HOST:PORT instead of starting mosquitto.") var broker: String?
+    @Flag(help: "Do not run a subscriber.") var noSubscriber = false
+
+    func run() async throws {
+        var process: Process?
+        var directory: URL?
+        defer {
+            if let process, process.isRunning { process.terminate(); process.waitUntilExit() }
+            if let directory { try? FileManager.default.removeItem(at: directory) }
+        }
+        let host: String, port: Int
+        if let broker {
+            guard let colon = broker.lastIndex(of: ":"), let p = Int(broker[broker.index(after: colon)...]) else {
+                throw ValidationError("--broker must be HOST:PORT")
+            }
+            host = String(broker[..<colon])
+            port = p
+        } else {
+            (process, directory, port) = try Self.startMosquitto()
+            host = "127.0.0.1"
+        }
+        var options = MQTTClient.Options(host: host, port: port, publishTimeout: .seconds(60), maximumInflight: inflight)
+        let publisher = try MQTTClient(options)
+        try await publisher.waitUntilConnected()
+        options.maximumInflight = 100
+        let subscriber = noSubscriber ? nil : try MQTTClient(options)
+        let counter = Task { [subscriber] in
+            var n = 0
+            guard let subscriber else { return 0 }
+            for await _ in subscriber.messages { n += 1 }
+            return n
+        }
+        try await subscriber?.subscribe("geotrigger/#")
+
+        let template = try MQTTTopicTemplate("geotrigger/{device}/{event}")
+        let names = (0..<devices).map { "vehicle-\($0)" }
+        func message(_ k: Int) -> MQTTMessage {
+            let device = names[k % names.count], event = k % 2 == 0 ? "entry" : "exit"
+            let topic = template.render(MQTTTopicFields(device: device, event: event, identifier: "depot-north-arrivals", regionId: "depot-north"))
+            return MQTTMessage(topic: topic, payload: Self.notification(device: device, event: event, sequence: k))
+        }
+        let all = (0..<messages).map(message)
+        let size = all.map(\.payload.count).reduce(0, +) / max(1, all.count)
+
+        // Batches: the sink's way.
+        var batchLatencies: [Duration] = []
+        let clock = ContinuousClock()
+        let start = clock.now
+        var offset = 0
+        while offset < all.count {
+            let end = min(offset + batch, all.count)
+            let t = clock.now
+            try await publisher.publish(Array(all[offset..<end]))
+            batchLatencies.append(clock.now - t)
+            offset = end
+        }
+        let elapsed = clock.now - start
+
+        // One at a time: publish→PUBACK round trips.
+        var latencies: [Duration] = []
+        for k in 0..<single {
+            let m = message(messages + k)
+            let t = clock.now
+            try await publisher.publish(topic: m.topic, payload: m.payload)
+            latencies.append(clock.now - t)
+        }
+        let singleElapsed = latencies.reduce(.zero, +)
+
+        try await Task.sleep(for: .milliseconds(500))
+        await subscriber?.close()
+        let received = await counter.value
+        await publisher.close()
+
+        func ms(_ d: Duration) -> String { String(format: "%.3f", Double(d.components.attoseconds) / 1e15 + Double(d.components.seconds) * 1e3) }
+        func percentile(_ xs: [Duration], _ p: Double) -> Duration {
+            let s = xs.sorted()
+            return s.isEmpty ? .zero : s[min(s.count - 1, Int((Double(s.count) * p).rounded(.down)))]
+        }
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        print("case\tmessages\tbytes\tmsgs_per_s\tp50_ms\tp99_ms\treceived")
+        print(["batch-\(batch)", "\(messages)", "\(size)", String(format: "%.0f", Double(messages) / seconds),
+               ms(percentile(batchLatencies, 0.5)), ms(percentile(batchLatencies, 0.99)), noSubscriber ? "-" : "\(received)"]
+            .joined(separator: "\t"))
+        let singleSeconds = Double(singleElapsed.components.seconds) + Double(singleElapsed.components.attoseconds) / 1e18
+        print(["single", "\(single)", "\(size)", String(format: "%.0f", Double(single) / singleSeconds),
+               ms(percentile(latencies, 0.5)), ms(percentile(latencies, 0.99)), "-"].joined(separator: "\t"))
+        if !noSubscriber && received < messages + single {
+            throw ValidationError("the subscriber received \(received) of \(messages + single) notifications")
+        }
+    }
+
+    static func notification(device: String, event: String, sequence: Int) -> [UInt8] {
+        Array("""
+            {"identifier":"depot-north-arrivals","deliveryId":"depot-north-arrivals/\(device)/\(sequence)","content":{"title":"Arrived at Depot North","subtitle":"\(device)","body":"\(device) \(event) Depot North at 2026-11-20T08:15:02Z","badge":1,"sound":"default","categoryIdentifier":"arrival","threadIdentifier":"depot-north","summaryArgument":"\(device)","userInfo":{"any":["JSON","value"]}},"trigger":{"type":"location","event":"\(event)","repeats":true,"region":{"type":"circle","id":"depot-north","name":"Depot North"}},"device":"\(device)","fix":{"timestamp":"2026-11-20T08:15:02Z","latitude":52.5201,"longitude":13.4049,"horizontalAccuracy":8},"firedAt":"2026-11-20T08:15:02Z"}
+            """.utf8)
+    }
+
+    /// mosquitto on a free loopback port with a private config (no persistence, unlimited queue).
+    static func startMosquitto() throws -> (Process, URL, Int) {
+        guard let executable = ["/usr/sbin/mosquitto", "/usr/bin/mosquitto"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+            throw ValidationError("mosquitto is not installed (Tools/setup.sh --tests), or pass --broker HOST:PORT")
+        }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("geotrigger-bench-mqtt-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let port = 20_000 + Int(getpid() % 20_000)
+        try """
+            user root
+            persistence false
+            max_queued_messages 0
+            log_type error
+            listener \(port) 127.0.0.1
+            allow_anonymous true
+
+            """.write(to: directory.appendingPathComponent("mosquitto.conf"), atomically: true, encoding: .utf8)
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: executable)
+        p.arguments = ["-c", directory.appendingPathComponent("mosquitto.conf").path]
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        Thread.sleep(forTimeInterval: 0.5)
+        guard p.isRunning else { throw ValidationError("mosquitto did not start on port \(port)") }
+        return (p, directory, port)
+    }
+}

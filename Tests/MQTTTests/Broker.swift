@@ -1,0 +1,169 @@
+import Foundation
+import MQTT
+import Synchronization
+import Testing
+
+/// A real mosquitto broker on a free loopback port, with its own config in a temp directory; stopped (and the
+/// directory removed) when released, so a failing test never leaves it running.
+final class Broker: @unchecked Sendable {  // `process` is guarded by `lock`
+    /// Debian installs the broker in /usr/sbin, which is not on every PATH.
+    static let executable: String? = ["/usr/sbin/mosquitto", "/usr/bin/mosquitto", "/usr/local/sbin/mosquitto"]
+        .first { FileManager.default.isExecutableFile(atPath: $0) }
+    static let skipReason: Comment = "mosquitto is not installed (Tools/setup.sh --tests installs it)"
+    static let openssl: String? = ["/usr/bin/openssl", "/usr/local/bin/openssl"].first { FileManager.default.isExecutableFile(atPath: $0) }
+    static let passwd: String? = ["/usr/bin/mosquitto_passwd", "/usr/local/bin/mosquitto_passwd"].first { FileManager.default.isExecutableFile(atPath: $0) }
+
+    let directory: URL
+    let port: Int
+    private let config: String
+    private let lock = NSLock()
+    private var process: Process?
+
+    /// `listener` settings (TLS files…) and broker-wide settings (password_file…) are appended to the config.
+    init(listenerSettings: String = "", settings: String = "allow_anonymous true") throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("geotrigger-mqtt-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        port = try Self.freePort()
+        config = """
+            # Root would otherwise switch to the mosquitto user, who cannot read this directory.
+            user root
+            persistence false
+            max_queued_messages 0
+            log_dest file \(directory.path)/mosquitto.log
+            log_type error
+            log_type warning
+            log_type notice
+            listener \(port) 127.0.0.1
+            \(listenerSettings)
+            \(settings)
+
+            """
+        try config.write(to: directory.appendingPathComponent("mosquitto.conf"), atomically: true, encoding: .utf8)
+        try start()
+    }
+
+    deinit {
+        stop()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    var log: String { (try? String(contentsOf: directory.appendingPathComponent("mosquitto.log"), encoding: .utf8)) ?? "" }
+
+    func start() throws {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: Self.executable!)
+        p.arguments = ["-c", directory.appendingPathComponent("mosquitto.conf").path]
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        lock.withLock { process = p }
+        // Listening once a TCP connection succeeds.
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline {
+            if Self.canConnect(port: port) { return }
+            guard p.isRunning else { break }
+            usleep(20_000)
+        }
+        stop()
+        throw BrokerError(reason: "mosquitto did not start on port \(port): \(log)")
+    }
+
+    /// SIGTERM and wait; idempotent.
+    func stop() {
+        guard let p = lock.withLock({ () -> Process? in defer { process = nil }; return process }) else { return }
+        if p.isRunning {
+            kill(p.processIdentifier, SIGCONT)
+            p.terminate()
+            p.waitUntilExit()
+        }
+    }
+
+    /// SIGSTOP: the broker keeps its sockets but answers nothing.
+    func pause() { lock.withLock { if let p = process { kill(p.processIdentifier, SIGSTOP) } } }
+    func resume() { lock.withLock { if let p = process { kill(p.processIdentifier, SIGCONT) } } }
+
+    func options(_ change: (inout MQTTClient.Options) -> Void = { _ in }) -> MQTTClient.Options {
+        var o = MQTTClient.Options(host: "127.0.0.1", port: port, reconnectDelayMinimum: .milliseconds(50),
+                                   reconnectDelayMaximum: .milliseconds(500), publishTimeout: .seconds(10))
+        change(&o)
+        return o
+    }
+
+    static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let ok = withUnsafeMutablePointer(to: &address) { a in
+            a.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        guard ok else { throw BrokerError(reason: "no free port: errno \(errno)") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    static func canConnect(port: Int) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = UInt16(port).bigEndian
+        return withUnsafePointer(to: &address) { a in
+            a.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
+    }
+
+    /// Runs a tool to completion; throws with its output when it fails.
+    static func run(_ tool: String, _ arguments: [String], in directory: URL) throws {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: tool)
+        p.arguments = arguments
+        p.currentDirectoryURL = directory
+        let pipe = Pipe()
+        p.standardOutput = pipe
+        p.standardError = pipe
+        try p.run()
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        guard p.terminationStatus == 0 else {
+            throw BrokerError(reason: "\(tool) \(arguments.joined(separator: " ")) failed: \(String(decoding: output, as: UTF8.self))")
+        }
+    }
+}
+
+struct BrokerError: Error, CustomStringConvertible {
+    var reason: String
+    var description: String { reason }
+}
+
+/// Collects what a subscribed client receives.
+final class Received: Sendable {
+    private final class Store: Sendable {
+        let messages = Mutex<[MQTTMessage]>([])
+    }
+    private let store = Store()
+    private let task: Task<Void, Never>
+
+    init(_ client: MQTTClient) {
+        let store = store
+        task = Task { for await m in client.messages { store.messages.withLock { $0.append(m) } } }
+    }
+
+    deinit { task.cancel() }
+
+    var all: [MQTTMessage] { store.messages.withLock { $0 } }
+
+    /// Waits until at least `count` messages arrived or the timeout passed; returns what arrived.
+    func wait(count: Int, timeout: Duration = .seconds(20)) async -> [MQTTMessage] {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            let all = self.all
+            if all.count >= count { return all }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return all
+    }
+}
