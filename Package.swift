@@ -62,11 +62,11 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
-        // Delivery of the durable outbox to sinks (NDJSON, webhook): cursors, retries, dead letters, back-pressure.
+        // Delivery of the durable outbox to sinks (NDJSON, webhook, MQTT): cursors, retries, dead letters, back-pressure.
         .target(
             name: "Delivery",
             dependencies: [
-                "Storage", "TriggerEngine",
+                "Storage", "TriggerEngine", "MQTT",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -80,7 +80,7 @@ let package = Package(
         .target(
             name: "Server",
             dependencies: [
-                "TriggerEngine", "Ingest", "Storage", "Delivery",
+                "TriggerEngine", "Ingest", "Storage", "Delivery", "MQTT",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -139,9 +139,20 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: strict),
-        .testTarget(name: "DeliveryTests", dependencies: ["Delivery", "Storage", "TriggerEngine"], swiftSettings: strict),
-        // Starts its own mosquitto broker (and openssl for the TLS CA); skips when they are not installed.
-        .testTarget(name: "MQTTTests", dependencies: ["MQTT"], swiftSettings: strict),
+        .testTarget(
+            name: "DeliveryTests",
+            dependencies: ["Delivery", "Storage", "TriggerEngine", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strict),
+        // Starts its own mosquitto broker (and openssl for the TLS CA), also under a real `serve`; skips when they are not installed.
+        .testTarget(
+            name: "MQTTTests",
+            dependencies: [
+                "MQTT", "Server", "Delivery",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict),
         .testTarget(name: "BeaconsTests", dependencies: ["Beacons", "TriggerEngine"], swiftSettings: strict),
         // Runs the built `geotrigger` executable end to end (it is built alongside the tests).
         .testTarget(name: "GeoTriggerCLITests", dependencies: ["TriggerEngine"], exclude: ["Fixtures"], swiftSettings: strict),

@@ -85,8 +85,13 @@ actor SinkWorker {
                         try await sink.deliver(batch)
                         guard await settle(key, batch, dead: nil) else { return false }
                     } catch {
-                        if case .permanent(_, let status, let response) = error {
-                            guard await settle(key, batch, dead: (status, response)) else { return false }
+                        let outcome = FailedDelivery(error, batchCount: batch.count)
+                        if outcome.delivered > 0 {
+                            guard await settle(key, Array(batch[..<outcome.delivered]), dead: nil) else { return false }
+                        }
+                        if outcome.delivered == batch.count { continue }
+                        if case .refuse(_, let status, let response) = outcome.rest {
+                            guard await settle(key, Array(batch[outcome.refused]), dead: (status, response)) else { return false }
                             continue
                         }
                         logger.warning("shutdown: delivery failed; left in the outbox for the next start", metadata: [
@@ -142,8 +147,14 @@ actor SinkWorker {
                 try await sink.deliver(batch)
                 guard await settle(key, batch, dead: nil) else { break lane }
             } catch {
-                switch error {
-                case .retryable(let reason, let after):
+                let outcome = FailedDelivery(error, batchCount: batch.count)
+                if outcome.delivered > 0 {
+                    guard await settle(key, Array(batch[..<outcome.delivered]), dead: nil) else { break lane }
+                }
+                guard outcome.delivered < batch.count else { continue }
+                switch outcome.rest {
+                case .retry(let reason, let after):
+                    let first = batch[outcome.delivered]
                     metrics.retryableFailures.increment()
                     let n = (attempts[key] ?? 0) + 1
                     attempts[key] = n
@@ -153,18 +164,19 @@ actor SinkWorker {
                     // Loud on the first failure, then now and then: a peer that is down fails every lane.
                     if n == 1 || n % 10 == 0 {
                         logger.warning("delivery failed; retrying", metadata: [
-                            "device": "\(batch[0].device)", "deliveryId": "\(batch[0].deliveryId)", "attempt": "\(n)",
+                            "device": "\(first.device)", "deliveryId": "\(first.deliveryId)", "attempt": "\(n)",
                             "retryIn": "\(delay)", "reason": "\(reason)"])
                     }
                     wake(after: delay)
                     running.remove(key)
                     return
-                case .permanent(let reason, let status, let response):
+                case .refuse(let reason, let status, let response):
+                    let refused = Array(batch[outcome.refused])
                     metrics.permanentFailures.increment()
                     logger.error("sink refused entries for good: dead-lettered", metadata: [
-                        "device": "\(batch[0].device)", "deliveryIds": "\(batch.map(\.deliveryId))",
+                        "device": "\(refused[0].device)", "deliveryIds": "\(refused.map(\.deliveryId))",
                         "status": "\(status.map(String.init) ?? "-")", "reason": "\(reason)"])
-                    guard await settle(key, batch, dead: (status, response)) else { break lane }
+                    guard await settle(key, refused, dead: (status, response)) else { break lane }
                 }
             }
         }
@@ -295,15 +307,22 @@ actor SinkWorker {
                 replayAttempts = 0
                 logger.notice("dead letter replayed", metadata: ["id": "\(letter.id)", "deliveryId": "\(entry.deliveryId)"])
             } catch {
-                switch error {
-                case .retryable(_, let after):
+                let outcome = FailedDelivery(error, batchCount: 1)
+                if outcome.delivered > 0 {
+                    try? store.write { db in try DeadLetterRepository().delete(id: letter.id, in: db) }
+                    metrics.replays.increment()
+                    metrics.deliveries.increment()
+                    continue
+                }
+                switch outcome.rest {
+                case .retry(_, let after):
                     replayAttempts += 1
                     metrics.retries.increment()
                     let delay = retry.delay(attempt: replayAttempts, retryAfter: after)
                     replayRetryAt = .now + delay
                     wake(after: delay)
                     return
-                case .permanent(let reason, let status, let response):
+                case .refuse(let reason, let status, let response):
                     metrics.permanentFailures.increment()
                     try? store.write { db in
                         try DeadLetterRepository().refusedAgain(id: letter.id, status: status, response: response,

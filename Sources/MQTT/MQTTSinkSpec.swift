@@ -120,6 +120,14 @@ public struct MQTTSinkSpec: Sendable, Hashable {
         if options.clientID == nil && !options.cleanSession { throw fail("cleanSession=false needs a clientId") }
     }
 
+    /// `mqtt[s]://[USER@]HOST:PORT/TOPIC-TEMPLATE`: what identifies the sink (its stored cursor, logs, metrics).
+    /// Never the password; not the options, which may change without moving the sink elsewhere.
+    public var name: String {
+        let host = options.host.contains(":") ? "[\(options.host)]" : options.host
+        let user = options.username.map { "\($0)@" } ?? ""
+        return "\(options.tls == nil ? "mqtt" : "mqtts")://\(user)\(host):\(options.port)/\(topic.text)"
+    }
+
     static func percentDecoded(_ text: Substring, what: String) throws(MQTTSinkSpecError) -> String {
         var bytes: [UInt8] = []
         var utf8 = text.utf8.makeIterator()

@@ -25,14 +25,9 @@ final class MosquittoHandle: @unchecked Sendable {
         }
         pointer = p
         userdata = box
-        do throws(MQTTError) {
-            try configure(options)
-        } catch {
-            // deinit does not run for a partially initialised object; release what init took.
-            mosquitto_destroy(p)
-            box.release()
-            throw error
-        }
+        // Every stored property is set: if `configure` throws, deinit runs and destroys the handle and releases the
+        // userdata. (Doing it here as well freed both twice.)
+        try configure(options)
         installCallbacks()
     }
 

@@ -13,7 +13,7 @@ public enum ServeSettings {
         .init("listen", flag: "listen", .string, default: "127.0.0.1:8080",
               help: "Address to listen on, HOST:PORT or [IPv6]:PORT; port 0 picks a free one (logged). A non-loopback address needs a token."),
         .init("sink", flag: "sink", .strings, default: nil,
-              help: "Where fired notifications go: ndjson:PATH, ndjson:- for standard output, or webhook:URL (http or https). Repeatable."),
+              help: "Where fired notifications go: ndjson:PATH, ndjson:- for standard output, webhook:URL (http or https), or mqtt[s]://[USER[:PASSWORD]@]HOST[:PORT]/TOPIC-TEMPLATE[?OPTIONS] (QoS 1; docs/service.md). Repeatable."),
         .init("input", flag: "input", .strings, default: nil,
               help: "An NDJSON input besides HTTP: [fixes:|sightings:]stdin or [fixes:|sightings:]tcp:HOST:PORT (loopback only). Repeatable."),
         .init("bluetooth", flag: "bluetooth", .string, default: nil,
@@ -201,8 +201,10 @@ public enum ServeSettings {
             (c.host, c.port) = (host, port)
         }
         c.sinks = try strings("sink").map { s throws(ServerConfigurationError) in
-            guard let sink = SinkConfiguration(argument: s) else {
-                throw fail("sink", "unknown sink '\(s)': use ndjson:PATH, ndjson:- or webhook:URL")
+            let parsed: SinkConfiguration?
+            do { parsed = try SinkConfiguration(argument: s) } catch { throw fail("sink", "\(error)") }
+            guard let sink = parsed else {
+                throw fail("sink", "unknown sink '\(s)': use ndjson:PATH, ndjson:-, webhook:URL or mqtt://HOST:PORT/TOPIC-TEMPLATE")
             }
             return sink
         }

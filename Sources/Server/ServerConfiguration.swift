@@ -1,3 +1,4 @@
+import MQTT
 import Delivery
 
 /// What `geotrigger serve` was asked to do. Defaults are the documented ones.
@@ -81,25 +82,33 @@ public enum SinkConfiguration: Sendable, Hashable {
     case ndjson(path: String)
     /// HTTP POSTs to an http:// or https:// URL.
     case webhook(url: String)
+    /// QoS 1 publishes to an MQTT broker (`mqtt://` or `mqtts://`).
+    case mqtt(MQTTSinkSpec)
 
-    /// From the command-line form `ndjson:PATH`, `ndjson:-` or `webhook:URL`.
-    public init?(argument: String) {
+    /// From the command-line form `ndjson:PATH`, `ndjson:-`, `webhook:URL` or `mqtt[s]://…`; nil when the form is
+    /// none of these.
+    public init?(argument: String) throws(MQTTSinkSpecError) {
         if argument.hasPrefix("ndjson:"), argument.count > "ndjson:".count {
             self = .ndjson(path: String(argument.dropFirst("ndjson:".count)))
         } else if argument.hasPrefix("webhook:") {
             let url = String(argument.dropFirst("webhook:".count))
             guard url.hasPrefix("http://") || url.hasPrefix("https://"), url.count > "https://".count else { return nil }
             self = .webhook(url: url)
+        } else if argument.lowercased().hasPrefix("mqtt://") || argument.lowercased().hasPrefix("mqtts://") {
+            self = .mqtt(try MQTTSinkSpec(parsing: argument))
         } else {
             return nil
         }
     }
 
-    /// The name its cursor is stored under: stable across restarts, so delivery resumes where it stopped.
+    /// The name its cursor is stored under: stable across restarts, so delivery resumes where it stopped. An MQTT
+    /// sink's name is its broker and topic template (`mqtt://user@host:1883/geotrigger/{device}/{event}`): never
+    /// the password, and not the connection options, which may change without losing the cursor.
     public var name: String {
         switch self {
         case .ndjson(let path): "ndjson:\(path)"
         case .webhook(let url): "webhook:\(url)"
+        case .mqtt(let spec): spec.name
         }
     }
 }

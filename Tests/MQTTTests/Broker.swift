@@ -5,7 +5,7 @@ import Testing
 
 /// A real mosquitto broker on a free loopback port, with its own config in a temp directory; stopped (and the
 /// directory removed) when released, so a failing test never leaves it running.
-final class Broker: @unchecked Sendable {  // `process` is guarded by `lock`
+final class Broker: @unchecked Sendable {  // `pid` is guarded by `lock`
     /// Debian installs the broker in /usr/sbin, which is not on every PATH.
     static let executable: String? = ["/usr/sbin/mosquitto", "/usr/bin/mosquitto", "/usr/local/sbin/mosquitto"]
         .first { FileManager.default.isExecutableFile(atPath: $0) }
@@ -17,7 +17,7 @@ final class Broker: @unchecked Sendable {  // `process` is guarded by `lock`
     let port: Int
     private let config: String
     private let lock = NSLock()
-    private var process: Process?
+    private var pid: pid_t?
 
     /// `listener` settings (TLS files…) and broker-wide settings (password_file…) are appended to the config.
     init(listenerSettings: String = "", settings: String = "allow_anonymous true") throws {
@@ -50,37 +50,63 @@ final class Broker: @unchecked Sendable {  // `process` is guarded by `lock`
     var log: String { (try? String(contentsOf: directory.appendingPathComponent("mosquitto.log"), encoding: .utf8)) ?? "" }
 
     func start() throws {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: Self.executable!)
-        p.arguments = ["-c", directory.appendingPathComponent("mosquitto.conf").path]
-        p.standardOutput = FileHandle.nullDevice
-        p.standardError = FileHandle.nullDevice
-        try p.run()
-        lock.withLock { process = p }
+        let pid = try Self.spawn(Self.executable!, ["-c", directory.appendingPathComponent("mosquitto.conf").path])
+        lock.withLock { self.pid = pid }
         // Listening once a TCP connection succeeds.
         let deadline = Date().addingTimeInterval(10)
         while Date() < deadline {
             if Self.canConnect(port: port) { return }
-            guard p.isRunning else { break }
+            var status: Int32 = 0
+            guard waitpid(pid, &status, WNOHANG) == 0 else { lock.withLock { self.pid = nil }; break }
             usleep(20_000)
         }
         stop()
         throw BrokerError(reason: "mosquitto did not start on port \(port): \(log)")
     }
 
-    /// SIGTERM and wait; idempotent.
+    /// Starts the broker with an empty signal mask and default signal handling. Foundation's `Process` hands the
+    /// child the test process's mask, and once a dispatch signal source exists (servers under test install them)
+    /// SIGTERM is blocked there: mosquitto would never see `stop()`'s SIGTERM.
+    static func spawn(_ path: String, _ arguments: [String]) throws -> pid_t {
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t(), all = sigset_t()
+        sigemptyset(&none)
+        sigfillset(&all)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        let argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) } + [nil]
+        defer { for a in argv { free(a) } }
+        var pid: pid_t = 0
+        let rc = posix_spawn(&pid, path, &actions, &attributes, argv, environ)
+        guard rc == 0 else { throw BrokerError(reason: "cannot start \(path): \(String(cString: strerror(rc)))") }
+        return pid
+    }
+
+    /// SIGTERM (mosquitto saves its persistent sessions) and wait, SIGKILL after 10 s; idempotent.
     func stop() {
-        guard let p = lock.withLock({ () -> Process? in defer { process = nil }; return process }) else { return }
-        if p.isRunning {
-            kill(p.processIdentifier, SIGCONT)
-            p.terminate()
-            p.waitUntilExit()
+        guard let pid = lock.withLock({ () -> pid_t? in defer { self.pid = nil }; return self.pid }) else { return }
+        kill(pid, SIGCONT)
+        kill(pid, SIGTERM)
+        var status: Int32 = 0
+        for _ in 0..<500 {
+            if waitpid(pid, &status, WNOHANG) != 0 { return }
+            usleep(20_000)
         }
+        kill(pid, SIGKILL)
+        waitpid(pid, &status, 0)
     }
 
     /// SIGSTOP: the broker keeps its sockets but answers nothing.
-    func pause() { lock.withLock { if let p = process { kill(p.processIdentifier, SIGSTOP) } } }
-    func resume() { lock.withLock { if let p = process { kill(p.processIdentifier, SIGCONT) } } }
+    func pause() { lock.withLock { if let pid { kill(pid, SIGSTOP) } } }
+    func resume() { lock.withLock { if let pid { kill(pid, SIGCONT) } } }
 
     func options(_ change: (inout MQTTClient.Options) -> Void = { _ in }) -> MQTTClient.Options {
         var o = MQTTClient.Options(host: "127.0.0.1", port: port, reconnectDelayMinimum: .milliseconds(50),

@@ -44,7 +44,7 @@ import Testing
         ("mqtt://h:x/t", "port \"x\" is not a number in 1…65535"),
         ("mqtt://h/t/{nope}", "topic template \"t/{nope}\", character 3: unknown placeholder {nope}; known: {device}, {event}, {identifier}, {regionId}"),
         ("mqtt://h/t/#", "topic template \"t/#\", character 3: MQTT wildcard '#' is not allowed in a topic to publish to"),
-        ("mqtt://h/", "topic template \"\": the topic template is empty"),
+        ("mqtt://h/", "the topic template is empty"),
         ("mqtt://h/t?ca=/x", "option ca needs mqtts://"),
         ("mqtt://h/t?qos=2", "unknown option qos; known: clientId, cleanSession, version, keepalive, timeout, ca, capath, cert, key, insecure"),
         ("mqtt://h/t?version=4.0", "option version=4.0: expected 3.1.1 or 5"),
