@@ -20,6 +20,8 @@ public actor EngineHost {
     public nonisolated let outboxSignal: OutboxSignal
     public let restored: RestoreSummary
     private var failure: String?
+    /// What each device's rows hold as last committed: a batch writes only what differs.
+    private var storedDevices = DeviceStateMirror()
     /// False once shutdown began: new input is refused (503) so the last batches can commit and be delivered.
     private var intakeOpen = true
 
@@ -139,15 +141,17 @@ public actor EngineHost {
         return rejected
     }
 
-    /// Writes a batch's consequences in one transaction: the devices it may have changed, the fired requests'
-    /// firing counts (or their move to delivered), the notifications, the counters.
+    /// Writes a batch's consequences in one transaction: the devices it may have changed (only the rows that
+    /// differ from what is stored), the fired requests' firing counts (or their move to delivered), the
+    /// notifications, the counters.
     private func commitBatch(touched: Set<String>, fired: [FiredNotification]) throws(Problem) {
         var devices = touched
         for n in fired { devices.insert(n.device) }
-        var snapshots: [DeviceSnapshot] = []
-        var gone: [String] = []
+        var changes: [DeviceStateChange] = []
+        changes.reserveCapacity(devices.count)
         for name in devices.sorted() {
-            if let s = engine.snapshot(ofDevice: name) { snapshots.append(s) } else { gone.append(name) }
+            let change = engine.snapshot(ofDevice: name).map(storedDevices.change(to:)) ?? storedDevices.removal(of: name)
+            if !change.isEmpty { changes.append(change) }
         }
         var firings: [(String, UInt64)] = []
         var delivered: [DeliveredRequest] = []
@@ -160,8 +164,7 @@ public actor EngineHost {
         }
         let counters = engine.counters
         try commit { db in
-            for s in snapshots { try DeviceStateRepository().save(s, in: db) }
-            for name in gone { try DeviceStateRepository().delete(device: name, in: db) }
+            for c in changes { try DeviceStateRepository().apply(c, in: db) }
             for (id, n) in firings { try RequestRepository().updateFirings(identifier: id, firings: n, in: db) }
             for d in delivered {
                 let json = try RequestRepository().find(d.request.identifier, in: db)?.json ?? "{}"
@@ -172,6 +175,8 @@ public actor EngineHost {
             for n in fired { try OutboxRepository().append(n, in: db) }
             try EngineMetaRepository().save(counters, in: db)
         }
+        // Only now is it stored: a failed commit (thrown above) leaves the mirror as the file was.
+        storedDevices.commit(changes)
         if !fired.isEmpty {
             metrics.notifications.increment(by: fired.count)
             outboxSignal.notify()
