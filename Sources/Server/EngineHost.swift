@@ -1,6 +1,7 @@
 import Delivery
 import GRDB
 import Logging
+import Metrics
 import Storage
 import TriggerEngine
 
@@ -22,6 +23,8 @@ public actor EngineHost {
     private var failure: String?
     /// What each device's rows hold as last committed: a batch writes only what differs.
     private var storedDevices = DeviceStateMirror()
+    /// The engine's entry and exit counts as of the last batch, for the transition metrics.
+    private var countedTransitions: (entries: Int, exits: Int) = (0, 0)
     /// False once shutdown began: new input is refused (503) so the last batches can commit and be delivered.
     private var intakeOpen = true
 
@@ -34,6 +37,8 @@ public actor EngineHost {
         self.store = store
         self.logger = logger
         self.outboxSignal = OutboxSignal()
+        let statistics = engine.statistics
+        countedTransitions = (statistics.entries, statistics.exits)
         logger.info("engine restored", metadata: ["requests": "\(restored.requests)", "devices": "\(restored.devices)",
                                                    "delivered": "\(restored.delivered)", "skipped": "\(restored.skipped)"])
     }
@@ -115,10 +120,12 @@ public actor EngineHost {
         var fired: [FiredNotification] = []
         var rejected: [(line: Int, reason: FixRejection)] = []
         var touched = Set<String>()
+        let started = ContinuousClock.now
         for (line, fix) in fixes {
             touched.insert(fix.device)
             if case .rejected(let reason) = engine.process(fix, emit: { fired.append($0) }) { rejected.append((line, reason)) }
         }
+        metrics.evaluation.record(duration: ContinuousClock.now - started)
         try commitBatch(touched: touched.union(passed(deadlines)), fired: fired)
         metrics.fixes.increment(by: fixes.count - rejected.count)
         return rejected
@@ -132,10 +139,12 @@ public actor EngineHost {
         var fired: [FiredNotification] = []
         var rejected: [(line: Int, reason: FixRejection)] = []
         var touched = Set<String>()
+        let started = ContinuousClock.now
         for (line, s) in sightings {
             touched.insert(s.device)
             if case .rejected(let reason) = engine.process(s, emit: { fired.append($0) }) { rejected.append((line, reason)) }
         }
+        metrics.evaluation.record(duration: ContinuousClock.now - started)
         try commitBatch(touched: touched.union(passed(deadlines)), fired: fired)
         metrics.sightings.increment(by: sightings.count - rejected.count)
         return rejected
@@ -163,6 +172,7 @@ public actor EngineHost {
             }
         }
         let counters = engine.counters
+        let started = ContinuousClock.now
         try commit { db in
             for c in changes { try DeviceStateRepository().apply(c, in: db) }
             for (id, n) in firings { try RequestRepository().updateFirings(identifier: id, firings: n, in: db) }
@@ -175,8 +185,10 @@ public actor EngineHost {
             for n in fired { try OutboxRepository().append(n, in: db) }
             try EngineMetaRepository().save(counters, in: db)
         }
+        metrics.commit.record(duration: ContinuousClock.now - started)
         // Only now is it stored: a failed commit (thrown above) leaves the mirror as the file was.
         storedDevices.commit(changes)
+        countTransitions()
         if !fired.isEmpty {
             metrics.notifications.increment(by: fired.count)
             outboxSignal.notify()
@@ -196,6 +208,18 @@ public actor EngineHost {
         // No deadline passed: only the clock moved, and it is stored with the next real change.
         guard !changed.isEmpty || !fired.isEmpty else { return }
         try commitBatch(touched: changed, fired: fired)
+    }
+
+    /// Adds the entries and exits the engine counted since the last batch to the transition metrics.
+    private func countTransitions() {
+        let statistics = engine.statistics
+        if statistics.entries > countedTransitions.entries {
+            metrics.entries.increment(by: statistics.entries - countedTransitions.entries)
+        }
+        if statistics.exits > countedTransitions.exits {
+            metrics.exits.increment(by: statistics.exits - countedTransitions.exits)
+        }
+        countedTransitions = (statistics.entries, statistics.exits)
     }
 
     /// Devices whose deadline (pending before the batch) the clock has now passed: the engine handled them.
