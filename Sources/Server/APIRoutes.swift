@@ -51,12 +51,14 @@ struct APIRoutes: Sendable {
             var reader = IngestReader(decoder: NDJSONFixDecoder(source: "request"), limit: limit) { batch async throws(Problem) in
                 try await host.process(fixes: batch.map { (line: $0.line, fix: $0.record) })
             }
+            reader.coalesce = true
             return try await ingest(request, &reader)
         }
         v1.post("sightings") { request, _ in
             var reader = IngestReader(decoder: NDJSONSightingDecoder(source: "request"), limit: limit) { batch async throws(Problem) in
                 try await host.process(sightings: batch.map { (line: $0.line, sighting: $0.record) })
             }
+            reader.coalesce = true
             return try await ingest(request, &reader)
         }
         v1.get("devices/:device") { _, context in

@@ -1,6 +1,7 @@
 import Delivery
 import GRDB
 import Logging
+import Metrics
 import Storage
 import TriggerEngine
 
@@ -20,6 +21,10 @@ public actor EngineHost {
     public nonisolated let outboxSignal: OutboxSignal
     public let restored: RestoreSummary
     private var failure: String?
+    /// What each device's rows hold as last committed: a batch writes only what differs.
+    private var storedDevices = DeviceStateMirror()
+    /// The engine's entry and exit counts as of the last batch, for the transition metrics.
+    private var countedTransitions: (entries: Int, exits: Int) = (0, 0)
     /// False once shutdown began: new input is refused (503) so the last batches can commit and be delivered.
     private var intakeOpen = true
 
@@ -32,6 +37,8 @@ public actor EngineHost {
         self.store = store
         self.logger = logger
         self.outboxSignal = OutboxSignal()
+        let statistics = engine.statistics
+        countedTransitions = (statistics.entries, statistics.exits)
         logger.info("engine restored", metadata: ["requests": "\(restored.requests)", "devices": "\(restored.devices)",
                                                    "delivered": "\(restored.delivered)", "skipped": "\(restored.skipped)"])
     }
@@ -113,10 +120,12 @@ public actor EngineHost {
         var fired: [FiredNotification] = []
         var rejected: [(line: Int, reason: FixRejection)] = []
         var touched = Set<String>()
+        let started = ContinuousClock.now
         for (line, fix) in fixes {
             touched.insert(fix.device)
             if case .rejected(let reason) = engine.process(fix, emit: { fired.append($0) }) { rejected.append((line, reason)) }
         }
+        metrics.evaluation.record(duration: ContinuousClock.now - started)
         try commitBatch(touched: touched.union(passed(deadlines)), fired: fired)
         metrics.fixes.increment(by: fixes.count - rejected.count)
         return rejected
@@ -130,24 +139,28 @@ public actor EngineHost {
         var fired: [FiredNotification] = []
         var rejected: [(line: Int, reason: FixRejection)] = []
         var touched = Set<String>()
+        let started = ContinuousClock.now
         for (line, s) in sightings {
             touched.insert(s.device)
             if case .rejected(let reason) = engine.process(s, emit: { fired.append($0) }) { rejected.append((line, reason)) }
         }
+        metrics.evaluation.record(duration: ContinuousClock.now - started)
         try commitBatch(touched: touched.union(passed(deadlines)), fired: fired)
         metrics.sightings.increment(by: sightings.count - rejected.count)
         return rejected
     }
 
-    /// Writes a batch's consequences in one transaction: the devices it may have changed, the fired requests'
-    /// firing counts (or their move to delivered), the notifications, the counters.
+    /// Writes a batch's consequences in one transaction: the devices it may have changed (only the rows that
+    /// differ from what is stored), the fired requests' firing counts (or their move to delivered), the
+    /// notifications, the counters.
     private func commitBatch(touched: Set<String>, fired: [FiredNotification]) throws(Problem) {
         var devices = touched
         for n in fired { devices.insert(n.device) }
-        var snapshots: [DeviceSnapshot] = []
-        var gone: [String] = []
+        var changes: [DeviceStateChange] = []
+        changes.reserveCapacity(devices.count)
         for name in devices.sorted() {
-            if let s = engine.snapshot(ofDevice: name) { snapshots.append(s) } else { gone.append(name) }
+            let change = engine.snapshot(ofDevice: name).map(storedDevices.change(to:)) ?? storedDevices.removal(of: name)
+            if !change.isEmpty { changes.append(change) }
         }
         var firings: [(String, UInt64)] = []
         var delivered: [DeliveredRequest] = []
@@ -159,9 +172,9 @@ public actor EngineHost {
             }
         }
         let counters = engine.counters
+        let started = ContinuousClock.now
         try commit { db in
-            for s in snapshots { try DeviceStateRepository().save(s, in: db) }
-            for name in gone { try DeviceStateRepository().delete(device: name, in: db) }
+            for c in changes { try DeviceStateRepository().apply(c, in: db) }
             for (id, n) in firings { try RequestRepository().updateFirings(identifier: id, firings: n, in: db) }
             for d in delivered {
                 let json = try RequestRepository().find(d.request.identifier, in: db)?.json ?? "{}"
@@ -172,6 +185,10 @@ public actor EngineHost {
             for n in fired { try OutboxRepository().append(n, in: db) }
             try EngineMetaRepository().save(counters, in: db)
         }
+        metrics.commit.record(duration: ContinuousClock.now - started)
+        // Only now is it stored: a failed commit (thrown above) leaves the mirror as the file was.
+        storedDevices.commit(changes)
+        countTransitions()
         if !fired.isEmpty {
             metrics.notifications.increment(by: fired.count)
             outboxSignal.notify()
@@ -191,6 +208,18 @@ public actor EngineHost {
         // No deadline passed: only the clock moved, and it is stored with the next real change.
         guard !changed.isEmpty || !fired.isEmpty else { return }
         try commitBatch(touched: changed, fired: fired)
+    }
+
+    /// Adds the entries and exits the engine counted since the last batch to the transition metrics.
+    private func countTransitions() {
+        let statistics = engine.statistics
+        if statistics.entries > countedTransitions.entries {
+            metrics.entries.increment(by: statistics.entries - countedTransitions.entries)
+        }
+        if statistics.exits > countedTransitions.exits {
+            metrics.exits.increment(by: statistics.exits - countedTransitions.exits)
+        }
+        countedTransitions = (statistics.entries, statistics.exits)
     }
 
     /// Devices whose deadline (pending before the batch) the clock has now passed: the engine handled them.

@@ -7,11 +7,22 @@ import TriggerEngine
 /// limit), and its elements are fed to the same NDJSON decoder one per line, so both forms get identical
 /// validation; an error's `line` is then the 1-based element index.
 ///
-/// Every chunk is a batch committed before the next one is read: a client that loses the connection mid-body may
-/// resend it whole, and the already committed records are then dropped as duplicates or late.
+/// Records are handed over in batches of at most `maximumBatch`; a batch is committed before it is answered, and
+/// more body is read only after it committed. With `coalesce` (HTTP bodies) the records of several chunks
+/// accumulate until `maximumBatch` of them are waiting or the body ends, so a body of up to `maximumBatch` records
+/// is one commit: one transaction and one fsync instead of one per chunk. Without it (streams, which may pause
+/// for any time between lines) every chunk read is flushed at once. A client that loses the connection mid-body
+/// may resend it whole: the records already committed are then dropped as duplicates or late, and those still
+/// waiting were never evaluated.
 struct IngestReader<Decoder: StreamingRecordDecoder> {
+    /// Records per commit: large enough that the fsync is shared by many devices, small enough that one batch holds
+    /// the engine for a few milliseconds only.
+    static var maximumBatch: Int { 4096 }
+
     var decoder: Decoder
     let limit: Int
+    /// Accumulate records across chunks (a request body, which ends soon) instead of flushing each chunk.
+    var coalesce = false
     let submit: ([(line: Int, record: Decoder.Record)]) async throws(Problem) -> [(line: Int, reason: FixRejection)]
     /// Called for each rejected record as it is found (stream inputs log and count them at once; HTTP answers them).
     var onReject: ((IngestSummary.Entry, _ kind: String) -> Void)?
@@ -43,7 +54,7 @@ struct IngestReader<Decoder: StreamingRecordDecoder> {
                 continue
             }
             framer.feed(chunk.readableBytesView) { line, bytes in decode(line: line, bytes) }
-            try await flush()
+            try await flush(all: !coalesce)
         }
         if isArray == true {
             try await readArray(collected)
@@ -51,7 +62,7 @@ struct IngestReader<Decoder: StreamingRecordDecoder> {
             framer.finish { line, bytes in decode(line: line, bytes) }
         }
         decoder.finish(onRecord: { _ in }, onError: { _ in })
-        try await flush()
+        try await flush(all: true)
         return summary
     }
 
@@ -61,7 +72,7 @@ struct IngestReader<Decoder: StreamingRecordDecoder> {
         guard let items = json.arrayValue else { throw Problem(.badRequest, title: "Malformed JSON", detail: "expected an array") }
         for (k, item) in items.enumerated() {
             decode(line: k + 1, Array((item.jsonText + "\n").utf8))
-            if batch.count >= 1024 { try await flush() }
+            try await flush(all: false)
         }
     }
 
@@ -73,13 +84,16 @@ struct IngestReader<Decoder: StreamingRecordDecoder> {
         for e in errors { reject(line: line, field: e.field, reason: e.reason, kind: e.kind) }
     }
 
-    private mutating func flush() async throws {
-        guard !batch.isEmpty else { return }
-        let current = batch
-        batch.removeAll(keepingCapacity: true)
-        let rejected = try await submit(current)
-        summary.accepted += current.count - rejected.count
-        for r in rejected { reject(line: r.line, field: nil, reason: r.reason.description, kind: r.reason.rawValue) }
+    /// Submits the waiting records in batches of `maximumBatch`; the remainder too when `all`.
+    private mutating func flush(all: Bool) async throws {
+        while batch.count >= Self.maximumBatch || (all && !batch.isEmpty) {
+            let count = min(batch.count, Self.maximumBatch)
+            let current = Array(batch[..<count])
+            batch.removeFirst(count)
+            let rejected = try await submit(current)
+            summary.accepted += current.count - rejected.count
+            for r in rejected { reject(line: r.line, field: nil, reason: r.reason.description, kind: r.reason.rawValue) }
+        }
     }
 
     private mutating func reject(line: Int, field: String?, reason: String, kind: String) {

@@ -1,30 +1,57 @@
 import GRDB
 import TriggerEngine
 
-/// The `devices` and `pair_states` tables: one device's snapshot is written and read as a whole.
+/// The `devices` and `pair_states` tables: a device's snapshot is read as a whole and written whole (`save`) or as
+/// the difference from what is stored (`apply`, with `DeviceStateMirror`).
 public struct DeviceStateRepository: Sendable {
     public init() {}
 
     /// Replaces the device's row and all its pair rows, keeping the pairs' order.
     public func save(_ s: DeviceSnapshot, in db: Database) throws {
-        try db.execute(
-            sql: """
-                INSERT INTO devices (device, last_fix, last_sighting, state) VALUES (?, ?, ?, ?)
-                ON CONFLICT(device) DO UPDATE SET last_fix = excluded.last_fix, last_sighting = excluded.last_sighting,
-                  state = excluded.state
-                """,
-            arguments: [s.device, s.lastFix?.microseconds, s.lastSighting?.microseconds, s.state])
-        try db.execute(sql: "DELETE FROM pair_states WHERE device = ?", arguments: [s.device])
-        for (position, p) in s.pairs.enumerated() {
-            try db.execute(sql: "INSERT INTO pair_states (device, identifier, revision, state, position) VALUES (?, ?, ?, ?, ?)",
-                           arguments: [s.device, p.identifier, Int64(bitPattern: p.revision), p.state, position])
+        try apply(DeviceStateMirror.rewrite(s), in: db)
+    }
+
+    /// Writes one device's change. Statements are cached: a batch runs them for hundreds of devices.
+    public func apply(_ c: DeviceStateChange, in db: Database) throws {
+        switch c.kind {
+        case .delete:
+            try delete(device: c.device, in: db)
+            return
+        case .rewrite:
+            try db.cachedStatement(sql: "DELETE FROM pair_states WHERE device = ?").execute(arguments: [c.device])
+        case .partial:
+            break
+        }
+        if c.writesRow, let s = c.snapshot {
+            try db.cachedStatement(
+                sql: """
+                    INSERT INTO devices (device, last_fix, last_sighting, state) VALUES (?, ?, ?, ?)
+                    ON CONFLICT(device) DO UPDATE SET last_fix = excluded.last_fix, last_sighting = excluded.last_sighting,
+                      state = excluded.state
+                    """
+            ).execute(arguments: [s.device, s.lastFix?.microseconds, s.lastSighting?.microseconds, s.state])
+        }
+        if !c.pairDeletes.isEmpty {
+            let statement = try db.cachedStatement(sql: "DELETE FROM pair_states WHERE device = ? AND identifier = ?")
+            for id in c.pairDeletes { try statement.execute(arguments: [c.device, id]) }
+        }
+        if !c.pairUpserts.isEmpty {
+            let statement = try db.cachedStatement(
+                sql: """
+                    INSERT INTO pair_states (device, identifier, revision, state, position) VALUES (?, ?, ?, ?, ?)
+                    ON CONFLICT(device, identifier) DO UPDATE SET revision = excluded.revision, state = excluded.state,
+                      position = excluded.position
+                    """)
+            for p in c.pairUpserts {
+                try statement.execute(arguments: [c.device, p.identifier, Int64(bitPattern: p.revision), p.state, p.position])
+            }
         }
     }
 
     /// Forgets a device (the engine expired it).
     public func delete(device: String, in db: Database) throws {
-        try db.execute(sql: "DELETE FROM pair_states WHERE device = ?", arguments: [device])
-        try db.execute(sql: "DELETE FROM devices WHERE device = ?", arguments: [device])
+        try db.cachedStatement(sql: "DELETE FROM pair_states WHERE device = ?").execute(arguments: [device])
+        try db.cachedStatement(sql: "DELETE FROM devices WHERE device = ?").execute(arguments: [device])
     }
 
     public func find(_ device: String, in db: Database) throws -> DeviceSnapshot? {

@@ -6,9 +6,11 @@ public struct EngineMetaRepository: Sendable {
     public init() {}
 
     public func save(_ c: TriggerEngine.Counters, in db: Database) throws {
+        // Cached: every batch runs it.
+        let statement = try db.cachedStatement(sql: "INSERT OR REPLACE INTO engine_meta (key, value) VALUES (?, ?)")
         for (key, value) in [("generation", String(c.generation)), ("revisionCounter", String(c.revisionCounter)),
                              ("now", String(c.now.microseconds))] {
-            try db.execute(sql: "INSERT OR REPLACE INTO engine_meta (key, value) VALUES (?, ?)", arguments: [key, value])
+            try statement.execute(arguments: [key, value])
         }
     }
 

@@ -13,13 +13,13 @@ public struct OutboxRepository: Sendable {
     /// repeats one, so this only guards against a bug turning into a duplicate delivery.
     @discardableResult
     public func append(_ n: FiredNotification, in db: Database) throws -> Bool {
-        try db.execute(
+        try db.cachedStatement(
             sql: """
                 INSERT OR IGNORE INTO outbox (delivery_id, identifier, device, json, created_at, enqueued_at)
                 VALUES (?, ?, ?, ?, ?, ?)
-                """,
-            arguments: [n.deliveryId, n.identifier, n.device, n.jsonLine, n.firedAt.microseconds,
-                        Timestamp.wallClock().microseconds])
+                """
+        ).execute(arguments: [n.deliveryId, n.identifier, n.device, n.jsonLine, n.firedAt.microseconds,
+                              Timestamp.wallClock().microseconds])
         return db.changesCount > 0
     }
 

@@ -22,8 +22,8 @@ public struct RequestRepository: Sendable {
 
     /// Records a request's firing count after a batch that fired it.
     public func updateFirings(identifier: String, firings: UInt64, in db: Database) throws {
-        try db.execute(sql: "UPDATE requests SET firings = ? WHERE identifier = ?",
-                       arguments: [Int64(bitPattern: firings), identifier])
+        try db.cachedStatement(sql: "UPDATE requests SET firings = ? WHERE identifier = ?")
+            .execute(arguments: [Int64(bitPattern: firings), identifier])
     }
 
     /// Deletes requests and their pair states; returns the identifiers that existed.

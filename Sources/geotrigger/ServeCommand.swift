@@ -114,7 +114,15 @@ struct ServeCommand: AsyncParsableCommand {
             return handler
         }
         let registry = PrometheusCollectorRegistry()
-        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
+        var factory = PrometheusMetricsFactory(registry: registry)
+        // A batch's evaluation and commit take micro- to milliseconds: the default buckets start at 5 ms.
+        let fine: [Duration] = [.microseconds(100), .microseconds(250), .microseconds(500), .milliseconds(1),
+                                .microseconds(2500), .milliseconds(5), .milliseconds(10), .milliseconds(25),
+                                .milliseconds(50), .milliseconds(100), .milliseconds(250), .milliseconds(500),
+                                .seconds(1), .seconds(5)]
+        factory.durationHistogramBuckets["geotrigger_evaluation_seconds"] = fine
+        factory.durationHistogramBuckets["geotrigger_commit_seconds"] = fine
+        MetricsSystem.bootstrap(factory)
         let logger = Logger(label: "geotrigger.serve")
         for (key, origin) in settings.origins.sorted(by: { $0.key < $1.key }) where key != "token" {
             logger.debug("setting", metadata: ["key": "\(key)", "from": "\(origin)"])

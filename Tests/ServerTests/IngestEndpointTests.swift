@@ -22,6 +22,10 @@ import Testing
             let metrics = try await client.execute(uri: "/metrics", method: .get)
             #expect(metrics.text.contains("geotrigger_rejections_total{reason=\"late\"}"))
             #expect(metrics.text.contains("geotrigger_notifications_total"))
+            // The registry is shared by every test in the process: only presence is checked, not values.
+            #expect(metrics.text.contains("geotrigger_transitions_total{event=\"entry\"}"))
+            #expect(metrics.text.contains("geotrigger_evaluation_seconds_count"))
+            #expect(metrics.text.contains("geotrigger_commit_seconds_count"))
         }
         let lines = try await server.sinkLines(atLeast: 1)
         #expect(lines.count == 1)

@@ -120,6 +120,17 @@ def main():
               f"accepted={accepted[0]} requests={a.requests} notifications_total={int(fired)}")
         print(f"fixes/s={accepted[0] / elapsed:,.0f} elapsed_s={elapsed:.2f} "
               f"batch_latency_ms p50={pct(50):.1f} p99={pct(99):.1f} max={latencies[-1] * 1000:.1f}")
+        # Where the server's time went (warm-up included), from its own histograms when it has them.
+        def metric(name):
+            return sum(float(l.split()[-1]) for l in metrics.splitlines() if l.startswith(name + " ") or l.startswith(name + "{"))
+        parts = []
+        for name in ("evaluation", "commit"):
+            n = metric(f"geotrigger_{name}_seconds_count")
+            if n:
+                total_s = metric(f"geotrigger_{name}_seconds_sum")
+                parts.append(f"{name}: {int(n)} batches {total_s:.2f} s (mean {total_s / n * 1000:.2f} ms)")
+        if parts:
+            print("server " + "; ".join(parts))
     finally:
         proc.send_signal(signal.SIGTERM)
         try:

@@ -1,0 +1,68 @@
+import Hummingbird
+import Ingest
+import Testing
+import TriggerEngine
+
+@testable import Server
+
+/// How `IngestReader` cuts a body into committed batches: a request body's chunks are coalesced (one commit for a
+/// body of up to `maximumBatch` records), a stream's chunks are not (a stream may pause between lines).
+@Suite struct IngestReaderTests {
+    /// Records the size of each batch handed to the engine.
+    final class Batches {
+        var sizes: [Int] = []
+    }
+
+    /// `count` fix lines cut into chunks of `perChunk` lines.
+    static func chunks(_ count: Int, perChunk: Int) -> AsyncStream<ByteBuffer> {
+        let lines = (0..<count).map { fixLine("d\($0 % 7)", $0, inside: $0 % 2 == 0) + "\n" }
+        return AsyncStream { continuation in
+            for start in stride(from: 0, to: count, by: perChunk) {
+                continuation.yield(ByteBuffer(string: lines[start..<min(count, start + perChunk)].joined()))
+            }
+            continuation.finish()
+        }
+    }
+
+    static func read(_ body: AsyncStream<ByteBuffer>, coalesce: Bool) async throws -> (IngestSummary, [Int]) {
+        let batches = Batches()
+        var reader = IngestReader(decoder: NDJSONFixDecoder(source: "test"), limit: .max) { batch async throws(Problem) in
+            batches.sizes.append(batch.count)
+            return []
+        }
+        reader.coalesce = coalesce
+        let summary = try await reader.read(body)
+        return (summary, batches.sizes)
+    }
+
+    @Test func aRequestBodyIsOneBatchUpToTheMaximum() async throws {
+        let (summary, sizes) = try await Self.read(Self.chunks(500, perChunk: 10), coalesce: true)
+        #expect(sizes == [500])
+        #expect(summary.accepted == 500)
+    }
+
+    @Test func aLargeBodyIsCutIntoMaximumBatches() async throws {
+        let max = IngestReader<NDJSONFixDecoder>.maximumBatch
+        let (summary, sizes) = try await Self.read(Self.chunks(2 * max + 100, perChunk: 333), coalesce: true)
+        #expect(sizes == [max, max, 100])
+        #expect(summary.accepted == 2 * max + 100)
+    }
+
+    @Test func aStreamCommitsEveryChunk() async throws {
+        let (_, sizes) = try await Self.read(Self.chunks(50, perChunk: 10), coalesce: false)
+        #expect(sizes == [10, 10, 10, 10, 10])
+    }
+
+    @Test func aJSONArrayIsCutLikeNDJSON() async throws {
+        let max = IngestReader<NDJSONFixDecoder>.maximumBatch
+        let count = max + 5
+        let body = "[" + (0..<count).map { fixLine("d", $0, inside: false) }.joined(separator: ",") + "]"
+        let stream = AsyncStream<ByteBuffer> { continuation in
+            continuation.yield(ByteBuffer(string: body))
+            continuation.finish()
+        }
+        let (summary, sizes) = try await Self.read(stream, coalesce: true)
+        #expect(sizes == [max, 5])
+        #expect(summary.accepted == count)
+    }
+}
