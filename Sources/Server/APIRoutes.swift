@@ -120,7 +120,10 @@ struct APIRoutes: Sendable {
             throw Problem(.badRequest, title: "Bad paging", detail: "limit must be 1…\(Self.maximumPageSize) and offset ≥ 0")
         }
         let cursor = q.get("cursor").map { String($0) }
-        let page = try store.read { db in try RequestRepository().page(after: cursor, offset: offset, limit: pageSize, in: db) }
+        let region = q.get("region").map { String($0) }, device = q.get("device").map { String($0) }
+        let page = try store.read { db in
+            try RequestRepository().page(after: cursor, offset: offset, limit: pageSize, region: region, device: device, in: db)
+        }
         var text = #"{"requests":["# + page.map(\.json).joined(separator: ",") + "]"
         if page.count == pageSize, let last = page.last {
             var w = JSONWriter()

@@ -47,12 +47,28 @@ public struct RequestRepository: Sendable {
         try Row.fetchOne(db, sql: "SELECT * FROM requests WHERE identifier = ?", arguments: [identifier]).map(Self.decode)
     }
 
-    /// Requests ordered by identifier, after `cursor` (exclusive) when given, skipping `offset`.
-    public func page(after cursor: String?, offset: Int, limit: Int, in db: Database) throws -> [StoredRequest] {
-        try Row.fetchAll(
-            db, sql: "SELECT * FROM requests WHERE identifier > ? ORDER BY identifier LIMIT ? OFFSET ?",
-            arguments: [cursor ?? "", limit, offset]
-        ).map(Self.decode)
+    /// Requests ordered by identifier, after `cursor` (exclusive) when given, skipping `offset`; only those whose
+    /// region has the id `region`, and only those that apply to `device` (no `devices` list, `"*"`, or a list
+    /// naming it or `"*"`), when given. Read from the stored JSON (SQLite's JSON functions).
+    public func page(after cursor: String?, offset: Int, limit: Int, region: String? = nil, device: String? = nil,
+                     in db: Database) throws -> [StoredRequest] {
+        var sql = "SELECT r.* FROM requests r WHERE identifier > ?"
+        var arguments: StatementArguments = [cursor ?? ""]
+        if let region {
+            sql += " AND json_extract(r.json, '$.trigger.region.id') = ?"
+            arguments += [region]
+        }
+        if let device {
+            sql += """
+                 AND (json_type(r.json, '$.trigger.devices') IS NULL OR json_type(r.json, '$.trigger.devices') = 'null'
+                   OR json_extract(r.json, '$.trigger.devices') = '*'
+                   OR EXISTS (SELECT 1 FROM json_each(r.json, '$.trigger.devices') d WHERE d.value IN (?, '*')))
+                """
+            arguments += [device]
+        }
+        sql += " ORDER BY identifier LIMIT ? OFFSET ?"
+        arguments += [limit, offset]
+        return try Row.fetchAll(db, sql: sql, arguments: arguments).map(Self.decode)
     }
 
     public func all(in db: Database) throws -> [StoredRequest] {

@@ -3,7 +3,7 @@ import Hummingbird
 import HummingbirdTesting
 import Testing
 
-/// `/v1/requests`: add, replace, batch, list with paging, fetch, remove one, several, all; delivered.
+/// `/v1/requests`: add, replace, batch, list with paging and filters, fetch, remove one, several, all; delivered.
 @Suite struct RequestEndpointTests {
     @Test func putAddsThenReplaces() async throws {
         try await TestServer().run { client in
@@ -41,6 +41,35 @@ import Testing
             let all = try await client.execute(uri: "/v1/requests", method: .delete)
             #expect(all.text == #"{"removed":["c","d"]}"#)
             #expect(try await client.execute(uri: "/v1/requests", method: .get).text == #"{"requests":[]}"#)
+        }
+    }
+
+    @Test func listFiltersByRegionAndDevice() async throws {
+        @Sendable func request(_ id: String, region: String, devices: String?) -> String {
+            let scope = devices.map { #", "devices": \#($0)"# } ?? ""
+            return """
+                {"identifier": "\(id)", "content": {"title": "t"},
+                 "trigger": {"type": "location"\(scope),
+                             "region": {"type": "circle", "id": "\(region)", "center": {"latitude": 52.52, "longitude": 13.41}, "radius": 100}}}
+                """
+        }
+        try await TestServer().run { (client: any TestClientProtocol) async throws in
+            let batch = "[" + [request("all", region: "depot", devices: nil), request("star", region: "yard", devices: #""*""#),
+                               request("t12", region: "depot", devices: #"["truck-12", "truck-13"]"#),
+                               request("t99", region: "yard", devices: #"["truck-99"]"#)].joined(separator: ",") + "]"
+            #expect(try await client.execute(uri: "/v1/requests", method: .post, body: ByteBuffer(string: batch)).status == .ok)
+            func ids(_ query: String) async throws -> [String] {
+                let text = try await client.execute(uri: "/v1/requests?\(query)", method: .get).text
+                let json = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]
+                return (json?["requests"] as? [[String: Any]] ?? []).compactMap { $0["identifier"] as? String }
+            }
+            #expect(try await ids("region=depot") == ["all", "t12"])
+            let truck12 = try await ids("device=truck-12"), truck99 = try await ids("device=truck-99&region=yard")
+            #expect(truck12 == ["all", "star", "t12"])
+            #expect(truck99 == ["star", "t99"])
+            #expect(try await ids("device=nobody") == ["all", "star"])
+            #expect(try await ids("region=nowhere") == [])
+            #expect(try await ids("device=truck-12&limit=2").count == 2)
         }
     }
 
