@@ -56,8 +56,8 @@ import Testing
         let (reference, referenceSink) = try await start(directory, name: "reference")
         #expect(await Self.send(Self.batches[..<answered], port: reference.port) == answered)
         reference.stop()
-        let expected = try CrashTests.deduplicated(referenceSink)
-        let got = try CrashTests.deduplicated(sink)
+        let expected = try CrashTests.deduplicated(referenceSink).lines
+        let got = try CrashTests.deduplicated(sink).lines
         #expect(expected.count > 0)
         #expect(Array(got.prefix(expected.count)) == expected)
     }
