@@ -126,7 +126,7 @@ final class LocalMosquitto {
 
     static func start() throws -> LocalMosquitto {
         guard let executable = ["/usr/sbin/mosquitto", "/usr/bin/mosquitto"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
-            throw ValidationError("mosquitto is not installed (Tools/setup.sh --tests), or pass --broker HOST:PORT")
+            throw ValidationError("mosquitto is not installed (Tools/setup.sh --bench installs it)")
         }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("geotrigger-bench-mqtt-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
