@@ -5,12 +5,13 @@
 #   2. replay end to end (read, parse, evaluate, write) of a 10M-fix NDJSON and CSV trace vs the engine alone;
 #   3. btsnoop decoding: 1M advertising reports through `geotrigger scan --btsnoop`;
 #   4. `geotrigger serve` HTTP ingest: NDJSON batches of 1,000 fixes from 4 connections (Tools/bench/http_ingest.py).
-#   5. delivery: the outbox drained to a local webhook (notifications/s) and its added latency at 500/s (p50/p99).
+#   5. delivery: the outbox drained to a local webhook and to a local mosquitto (notifications/s) and its added
+#      latency at 500/s (p50/p99); mosquitto also at 1000/s.
 # Installs shapely/numpy from PyPI. Results go to stdout and out/benchmarks/. Options: QUICK=1 for smaller sizes;
 # SECTIONS="engine replay btsnoop http delivery" (the default) to run only some.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-Tools/setup.sh
+Tools/setup.sh --bench
 python3 -c "import shapely, numpy" 2>/dev/null || pip install -q shapely numpy
 swift build -c release --product geotrigger-bench >&2
 swift build -c release --product geotrigger >&2
@@ -78,7 +79,9 @@ python3 Tools/bench/http_ingest.py --bin $bin/geotrigger --connections 4 --batch
 fi
 
 if [[ $sections == *" delivery "* ]]; then
-echo "# delivery to a local webhook (BENCHMARKS.md §5)" | tee -a "$results"
+echo "# delivery to a local webhook and to mosquitto (BENCHMARKS.md §5)" | tee -a "$results"
 $bin/geotrigger-bench delivery --notifications 20000 --rate 500 --seconds 10 | tee -a "$results"
+$bin/geotrigger-bench delivery --sink mqtt --notifications 20000 --rate 500 --seconds 10 | tail -n +2 | tee -a "$results"
+$bin/geotrigger-bench delivery --sink mqtt --notifications 20000 --rate 1000 --seconds 10 | tail -n +2 | tee -a "$results"
 fi
 echo "results: $results" >&2

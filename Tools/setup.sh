@@ -3,11 +3,15 @@
 # nothing. The Swift toolchain itself (6.1 or later) must already be on PATH.
 # `--tests` adds what only the test suite needs: headless Chromium (the HTML report test), openssl (the TLS
 # test makes its certificate and the MQTT tests their CA), python3-venv (Tools/api-check.sh), the mosquitto broker
-# and its clients (the MQTT tests start their own broker).
+# and its clients (the MQTT tests start their own broker). `--bench` adds the mosquitto broker only
+# (Tools/benchmark.sh's delivery step starts its own).
 set -euo pipefail
 
 packages=(pkg-config libgeos-dev libbluetooth-dev libsqlite3-dev libmosquitto-dev)
-[ "${1:-}" = "--tests" ] && packages+=(chromium openssl python3-venv mosquitto mosquitto-clients)
+case "${1:-}" in
+    --tests) packages+=(chromium openssl python3-venv mosquitto mosquitto-clients) ;;
+    --bench) packages+=(mosquitto) ;;
+esac
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -8,49 +8,74 @@ import Storage
 import Synchronization
 import TriggerEngine
 
-/// The outbox to a local webhook: the real dispatcher and webhook sink over a real SQLite file, posting to a
-/// Hummingbird receiver on loopback in the same process.
+/// The outbox to a local webhook or MQTT broker: the real dispatcher and sink over a real SQLite file, delivering to
+/// a Hummingbird receiver on loopback in the same process, or to a mosquitto started for the run with a QoS 1
+/// subscriber in the same process.
 struct DeliveryBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "delivery",
-        abstract: "Measures notifications per second delivered to a local webhook and the outbox's added latency.")
+        abstract: "Measures notifications per second delivered to a local webhook or mosquitto and the outbox's added latency.")
 
+    enum SinkKind: String, ExpressibleByArgument, CaseIterable { case webhook, mqtt }
+
+    @Option(help: "webhook: a receiver in this process; mqtt: a mosquitto started for the run (topic geotrigger/{device}/{event}).")
+    var sink: SinkKind = .webhook
     @Option(help: "Notifications in the throughput run (written to the outbox first, then drained).") var notifications = 20_000
     @Option(help: "Devices the notifications belong to.") var devices = 100
-    @Option(help: "Webhook batch sizes to measure (1: one object per POST).") var batches: [Int] = [1, 50]
-    @Option(help: "Webhook concurrency (devices in flight).") var concurrency = 8
+    @Option(help: "Webhook batch sizes to measure (1: one object per POST). MQTT delivers as serve does: MQTTSink.batchSize.")
+    var batches: [Int] = [1, 50]
+    @Option(help: "Webhook concurrency (devices in flight). MQTT delivers as serve does: MQTTSink.concurrency.") var concurrency = 8
     @Option(help: "Latency run: notifications per second, committed 10 at a time.") var rate = 1000
     @Option(help: "Latency run: seconds.") var seconds = 10
 
     func run() async throws {
         var logger = Logger(label: "bench")
         logger.logLevel = .error
-        let receiver = Receiver()
-        let port = try await receiver.start(logger: logger)
-        let url = "http://127.0.0.1:\(port)/hook"
+        let arrivals = Arrivals()
+        let target = try await DeliveryTarget.start(sink, arrivals: arrivals, batches: batches, concurrency: concurrency, logger: logger)
+        let missing: Int
+        do {
+            missing = try await measure(target, arrivals, logger)
+        } catch {
+            await target.stop()
+            throw error
+        }
+        await target.stop()
+        if missing > 0 { throw ValidationError("\(missing) notification(s) never reached the \(sink.rawValue) receiver") }
+    }
+
+    /// Prints one backlog and one steady row per batch size; returns how many deliveryIds never arrived.
+    func measure(_ target: DeliveryTarget, _ arrivals: Arrivals, _ logger: Logger) async throws -> Int {
         let template = Self.template()
-        print("case\tbatch\tconcurrency\tnotifications\tseconds\tnotifications_per_s\tp50_ms\tp99_ms")
-        for batch in batches {
+        var missingTotal = 0
+        print("sink\tcase\tbatch\tconcurrency\tnotifications\tseconds\tnotifications_per_s\tp50_ms\tp99_ms\tmissing")
+        for batch in target.batches {
             // Throughput: a backlog (the scheduler was down), drained until every acknowledgement is stored.
             let store = try Self.store(logger)
             var sequence = 0
             try Self.append(store, template, count: notifications, devices: devices, from: &sequence)
-            receiver.reset()
-            let dispatcher = Self.dispatcher(store, url: url, batch: batch, concurrency: concurrency, logger: logger)
+            arrivals.reset()
+            let configured = try target.makeSink(batch)
+            let dispatcher = Self.dispatcher(store, configured, logger: logger)
             let start = ContinuousClock.now
             let task = Task { try await dispatcher.run() }
             while try store.read({ db in try OutboxRepository().extent(in: db).entries }) > 0 { try await Task.sleep(for: .milliseconds(5)) }
             let elapsed = (ContinuousClock.now - start).seconds
             task.cancel()
             _ = try? await task.value
-            print(["backlog", "\(batch)", "\(concurrency)", "\(notifications)", String(format: "%.2f", elapsed),
-                   String(format: "%.0f", Double(notifications) / elapsed), "-", "-"].joined(separator: "\t"))
+            await target.close(configured)
+            // A broker acknowledges before its subscribers have everything: wait for them before counting.
+            let missing = await arrivals.missing(count: notifications)
+            missingTotal += missing
+            print([sink.rawValue, "backlog", "\(batch)", "\(configured.concurrency)", "\(notifications)", String(format: "%.2f", elapsed),
+                   String(format: "%.0f", Double(notifications) / elapsed), "-", "-", "\(missing)"].joined(separator: "\t"))
 
             // Latency: a steady stream, each commit's notifications timed from the commit to their arrival.
             let live = try Self.store(logger)
-            receiver.reset()
+            arrivals.reset()
             let signal = OutboxSignal()
-            let liveDispatcher = Self.dispatcher(live, url: url, batch: batch, concurrency: concurrency, logger: logger, signal: signal)
+            let liveSink = try target.makeSink(batch)
+            let liveDispatcher = Self.dispatcher(live, liveSink, logger: logger, signal: signal)
             let liveTask = Task { try await liveDispatcher.run() }
             var committed: [String: Int64] = [:]
             var liveSequence = 0
@@ -67,27 +92,25 @@ struct DeliveryBench: AsyncParsableCommand {
                 try await Task.sleep(until: next)
             }
             let total = liveSequence
-            while receiver.count < total { try await Task.sleep(for: .milliseconds(5)) }
+            let liveMissing = await arrivals.missing(count: total)
+            missingTotal += liveMissing
             liveTask.cancel()
             _ = try? await liveTask.value
-            let arrivals = receiver.arrivals
-            var latencies = committed.compactMap { id, at in arrivals[id].map { Double($0 - at) / 1000 } }.sorted()
+            await target.close(liveSink)
+            let received = arrivals.arrivals
+            var latencies = committed.compactMap { id, at in received[id].map { Double($0 - at) / 1000 } }.sorted()
             if latencies.isEmpty { latencies = [0] }
             func pct(_ p: Double) -> String { String(format: "%.2f", latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))]) }
-            print(["steady", "\(batch)", "\(concurrency)", "\(total)", "\(seconds)", "\(rate)", pct(0.50), pct(0.99)]
-                .joined(separator: "\t"))
+            print([sink.rawValue, "steady", "\(batch)", "\(liveSink.concurrency)", "\(total)", "\(seconds)", "\(rate)", pct(0.50), pct(0.99),
+                   "\(liveMissing)"].joined(separator: "\t"))
         }
-        await receiver.stop()
+        return missingTotal
     }
 
-    static func dispatcher(_ store: Store, url: String, batch: Int, concurrency: Int, logger: Logger,
-                           signal: OutboxSignal = OutboxSignal()) -> OutboxDispatcher {
+    static func dispatcher(_ store: Store, _ sink: ConfiguredSink, logger: Logger, signal: OutboxSignal = OutboxSignal()) -> OutboxDispatcher {
         var configuration = DeliveryConfiguration()
-        configuration.webhook = WebhookOptions(batch: batch, secret: Array("bench-secret".utf8), concurrency: concurrency)
         configuration.retry = RetryPolicy(initial: .milliseconds(10), maximum: .milliseconds(100))
-        let sink = WebhookSink(url: url, name: "webhook:\(url)", options: configuration.webhook)
-        return OutboxDispatcher(store: store, sinks: [ConfiguredSink(sink: sink, concurrency: concurrency, batchSize: batch)],
-                                signal: signal, configuration: configuration, logger: logger)
+        return OutboxDispatcher(store: store, sinks: [sink], signal: signal, configuration: configuration, logger: logger)
     }
 
     static func store(_ logger: Logger) throws -> Store {
@@ -134,22 +157,59 @@ struct DeliveryBench: AsyncParsableCommand {
     }
 }
 
-/// The local webhook: answers 204 and notes when each deliveryId first arrived (wall-clock µs).
-final class Receiver: Sendable {
+/// When each deliveryId first arrived at the receiving end (wall-clock µs): at-least-once delivery may repeat one.
+final class Arrivals: Sendable {
     private let state = Mutex<[String: Int64]>([:])
-    private let running = Mutex<(ServiceGroup, Task<Void, any Error>)?>(nil)
 
     var count: Int { state.withLock { $0.count } }
     var arrivals: [String: Int64] { state.withLock { $0 } }
     func reset() { state.withLock { $0.removeAll(keepingCapacity: true) } }
+
+    func note(_ ids: [String], at: Int64) {
+        state.withLock { s in for id in ids where s[id] == nil { s[id] = at } }
+    }
+
+    /// Waits until `bench/0` … `bench/count-1` all arrived, or nothing new came for 10 s; returns how many did not.
+    func missing(count expected: Int) async -> Int {
+        var seen = count, quiet = ContinuousClock.now
+        while seen < expected && ContinuousClock.now - quiet < .seconds(10) {
+            try? await Task.sleep(for: .milliseconds(5))
+            let now = count
+            if now != seen { (seen, quiet) = (now, .now) }
+        }
+        let received = arrivals
+        return (0..<expected).count { received["bench/\($0)"] == nil }
+    }
+
+    /// The `"deliveryId":"…"` values in a body (one object or an array), without a full parse.
+    static func deliveryIds(_ body: [UInt8]) -> [String] {
+        let text = String(decoding: body, as: UTF8.self)
+        var out: [String] = []
+        var rest = text[...]
+        while let r = rest.range(of: #""deliveryId":""#) {
+            let value = rest[r.upperBound...].prefix { $0 != "\"" }
+            out.append(String(value))
+            rest = rest[r.upperBound...]
+        }
+        return out
+    }
+}
+
+/// The local webhook: answers 204 and notes each deliveryId's arrival.
+final class Receiver: Sendable {
+    private let arrivals: Arrivals
+    private let running = Mutex<(ServiceGroup, Task<Void, any Error>)?>(nil)
+
+    init(_ arrivals: Arrivals) {
+        self.arrivals = arrivals
+    }
 
     func start(logger: Logger) async throws -> Int {
         let router = Router()
         router.post("hook") { request, _ -> Response in
             let body = try await request.body.collect(upTo: 16 << 20)
             let at = Timestamp.wallClock().microseconds
-            let ids = Self.deliveryIds(Array(body.readableBytesView))
-            self.state.withLock { s in for id in ids where s[id] == nil { s[id] = at } }
+            self.arrivals.note(Arrivals.deliveryIds(Array(body.readableBytesView)), at: at)
             return Response(status: .noContent)
         }
         let (stream, continuation) = AsyncStream.makeStream(of: Int.self)
@@ -165,19 +225,6 @@ final class Receiver: Sendable {
         guard let (group, task) = running.withLock({ $0 }) else { return }
         await group.triggerGracefulShutdown()
         _ = try? await task.value
-    }
-
-    /// The `"deliveryId":"…"` values in a body (one object or an array), without a full parse.
-    static func deliveryIds(_ body: [UInt8]) -> [String] {
-        let text = String(decoding: body, as: UTF8.self)
-        var out: [String] = []
-        var rest = text[...]
-        while let r = rest.range(of: #""deliveryId":""#) {
-            let value = rest[r.upperBound...].prefix { $0 != "\"" }
-            out.append(String(value))
-            rest = rest[r.upperBound...]
-        }
-        return out
     }
 }
 

@@ -19,12 +19,8 @@ struct MQTTBench: AsyncParsableCommand {
     @Flag(help: "Do not run a subscriber.") var noSubscriber = false
 
     func run() async throws {
-        var process: Process?
-        var directory: URL?
-        defer {
-            if let process, process.isRunning { process.terminate(); process.waitUntilExit() }
-            if let directory { try? FileManager.default.removeItem(at: directory) }
-        }
+        var local: LocalMosquitto?
+        defer { local?.stop() }
         let host: String, port: Int
         if let broker {
             guard let colon = broker.lastIndex(of: ":"), let p = Int(broker[broker.index(after: colon)...]) else {
@@ -33,7 +29,9 @@ struct MQTTBench: AsyncParsableCommand {
             host = String(broker[..<colon])
             port = p
         } else {
-            (process, directory, port) = try Self.startMosquitto()
+            let started = try LocalMosquitto.start()
+            local = started
+            port = started.port
             host = "127.0.0.1"
         }
         var options = MQTTClient.Options(host: host, port: port, publishTimeout: .seconds(60), maximumInflight: inflight)
@@ -111,32 +109,83 @@ struct MQTTBench: AsyncParsableCommand {
             {"identifier":"depot-north-arrivals","deliveryId":"depot-north-arrivals/\(device)/\(sequence)","content":{"title":"Arrived at Depot North","subtitle":"\(device)","body":"\(device) \(event) Depot North at 2026-11-20T08:15:02Z","badge":1,"sound":"default","categoryIdentifier":"arrival","threadIdentifier":"depot-north","summaryArgument":"\(device)","userInfo":{"any":["JSON","value"]}},"trigger":{"type":"location","event":"\(event)","repeats":true,"region":{"type":"circle","id":"depot-north","name":"Depot North"}},"device":"\(device)","fix":{"timestamp":"2026-11-20T08:15:02Z","latitude":52.5201,"longitude":13.4049,"horizontalAccuracy":8},"firedAt":"2026-11-20T08:15:02Z"}
             """.utf8)
     }
+}
 
-    /// mosquitto on a free loopback port with a private config (no persistence, unlimited queue).
-    static func startMosquitto() throws -> (Process, URL, Int) {
+/// mosquitto on a free loopback port with a private config in a temp directory (no persistence, unlimited queue);
+/// `stop()` ends it and removes the directory.
+final class LocalMosquitto {
+    let port: Int
+    private let process: Process
+    private let directory: URL
+
+    private init(port: Int, process: Process, directory: URL) {
+        self.port = port
+        self.process = process
+        self.directory = directory
+    }
+
+    static func start() throws -> LocalMosquitto {
         guard let executable = ["/usr/sbin/mosquitto", "/usr/bin/mosquitto"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
-            throw ValidationError("mosquitto is not installed (Tools/setup.sh --tests), or pass --broker HOST:PORT")
+            throw ValidationError("mosquitto is not installed (Tools/setup.sh --bench installs it)")
         }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("geotrigger-bench-mqtt-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let port = 20_000 + Int(getpid() % 20_000)
-        try """
-            user root
-            persistence false
-            max_queued_messages 0
-            log_type error
-            listener \(port) 127.0.0.1
-            allow_anonymous true
+        do {
+            let port = try freePort()
+            // Root would otherwise switch to the mosquitto user, who cannot read this directory.
+            try """
+                user root
+                persistence false
+                max_queued_messages 0
+                log_type error
+                listener \(port) 127.0.0.1
+                allow_anonymous true
 
-            """.write(to: directory.appendingPathComponent("mosquitto.conf"), atomically: true, encoding: .utf8)
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: executable)
-        p.arguments = ["-c", directory.appendingPathComponent("mosquitto.conf").path]
-        p.standardOutput = FileHandle.nullDevice
-        p.standardError = FileHandle.nullDevice
-        try p.run()
-        Thread.sleep(forTimeInterval: 0.5)
-        guard p.isRunning else { throw ValidationError("mosquitto did not start on port \(port)") }
-        return (p, directory, port)
+                """.write(to: directory.appendingPathComponent("mosquitto.conf"), atomically: true, encoding: .utf8)
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: executable)
+            p.arguments = ["-c", directory.appendingPathComponent("mosquitto.conf").path]
+            p.standardOutput = FileHandle.nullDevice
+            p.standardError = FileHandle.nullDevice
+            try p.run()
+            let broker = LocalMosquitto(port: port, process: p, directory: directory)
+            // mosquitto exits at once when it cannot listen (the port was taken in between).
+            Thread.sleep(forTimeInterval: 0.5)
+            guard p.isRunning else {
+                broker.stop()
+                throw ValidationError("mosquitto did not start on port \(port)")
+            }
+            return broker
+        } catch {
+            try? FileManager.default.removeItem(at: directory)
+            throw error
+        }
+    }
+
+    /// SIGTERM, SIGKILL after 5 s (a SIGTERM blocked in the inherited signal mask must not hang the bench).
+    func stop() {
+        if process.isRunning {
+            process.terminate()
+            let deadline = Date().addingTimeInterval(5)
+            while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            process.waitUntilExit()
+        }
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// A loopback port nobody listens on: the kernel's pick for a socket bound to port 0.
+    static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let ok = withUnsafeMutablePointer(to: &address) { a in
+            a.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        guard ok else { throw ValidationError("no free loopback port: errno \(errno)") }
+        return Int(UInt16(bigEndian: address.sin_port))
     }
 }
