@@ -1,5 +1,6 @@
 import MQTT
 import Storage
+import Synchronization
 
 /// Publishes notifications to an MQTT broker with QoS 1: the payload is the SPEC §4 JSON object, the topic comes
 /// from the sink's template (`geotrigger/{device}/{event}`). A batch (one device's entries, in order) counts as
@@ -41,13 +42,29 @@ public final class MQTTSink: NotificationSink {
         return topic.render(try MQTTTopicFields(notificationJSON: entry.json))
     }
 
+    /// What the broker said about entries published after one it refused (`.partial` reports only up to the
+    /// refused one): the next call starts with them and is answered from here instead of publishing them again.
+    private let answered = Mutex<[String: String?]>([:])  // deliveryId → nil (acknowledged) or the refusal
+
     public func deliver(_ entries: [OutboxEntry]) async throws(DeliveryFailure) {
+        // Entries an earlier publish already settled, in order, up to the first the broker refused.
+        var start = 0
+        let refusal: String? = answered.withLock { known in
+            while start < entries.count, let outcome = known.removeValue(forKey: entries[start].deliveryId) {
+                if let reason = outcome { return reason }
+                start += 1
+            }
+            return nil
+        }
+        if let refusal { throw .partial(delivered: start, failure: .permanent(reason: "\(name): \(refusal)", status: nil, response: refusal)) }
+        guard start < entries.count else { return }
+
         var messages: [MQTTMessage] = []
-        messages.reserveCapacity(entries.count)
+        messages.reserveCapacity(entries.count - start)
         var unpublishable: (index: Int, error: MQTTTopicTemplateError)?
-        for (index, entry) in entries.enumerated() {
+        for index in start..<entries.count {
             do {
-                messages.append(MQTTMessage(topic: try topic(for: entry), payload: Array(entry.json.utf8)))
+                messages.append(MQTTMessage(topic: try topic(for: entries[index]), payload: Array(entries[index].json.utf8)))
             } catch {
                 // The notification lacks what the template names: it can never go to this topic. The entries
                 // before it are published first.
@@ -59,11 +76,19 @@ public final class MQTTSink: NotificationSink {
             try await client.publish(messages)
         } catch {
             switch error {
+            case .refused(let refused):
+                // Report up to the first refusal; remember the rest, which the broker has answered already.
+                let first = refused.keys.min()!
+                answered.withLock { known in
+                    for k in (first + 1)..<messages.count { known[entries[start + k].deliveryId] = .some(refused[k]) }
+                }
+                throw .partial(delivered: start + first,
+                               failure: .permanent(reason: "\(name): message refused: \(refused[first]!)", status: nil, response: refused[first]!))
             case .rejected(let index, let reason):
-                throw .partial(delivered: index,
+                throw .partial(delivered: start + index,
                                failure: .permanent(reason: "\(name): message refused: \(reason)", status: nil, response: reason))
             default:
-                throw .retryable(reason: "\(name): \(error)", after: nil)
+                throw .partial(delivered: start, failure: .retryable(reason: "\(name): \(error)", after: nil))
             }
         }
         if let unpublishable {

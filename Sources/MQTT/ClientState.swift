@@ -18,7 +18,8 @@ final class ClientState: Sendable {
     struct Waiter {
         enum Kind {
             case link
-            case acknowledgements(remaining: Int)
+            /// PUBACKs still awaited, and the messages the broker refused so far (index in the batch → reason).
+            case acknowledgements(remaining: Int, refused: [Int: String])
             case subscription
             case shutdown
         }
@@ -166,17 +167,20 @@ final class ClientState: Sendable {
     func acknowledged(mid: Int32, reason: Int32) {
         let resume: (CheckedContinuation<Outcome, Never>, Outcome)? = state.withLock { s in
             guard let (id, index) = s.inflight.removeValue(forKey: mid), let w = s.waiters[id],
-                  case .acknowledgements(let remaining) = w.kind else { return nil }
+                  case .acknowledgements(let remaining, var refused) = w.kind else { return nil }
             // MQTT 5 PUBACK reason codes ≥ 0x80 are failures; 0x10 (no matching subscribers) is success.
-            if reason >= 0x80 {
-                let text = String(cString: mosquitto_reason_string(reason))
-                let error: MQTTError = reason == 0x97
-                    ? .timeout("the broker's quota is exceeded (PUBACK reason 0x97)")
-                    : .rejected(index: index, reason: "the broker answered PUBACK reason 0x\(String(reason, radix: 16)): \(text)")
-                return Self.finish(id, .failure(error), in: &s)
+            if reason == 0x97 {
+                return Self.finish(id, .failure(.timeout("the broker's quota is exceeded (PUBACK reason 0x97)")), in: &s)
             }
-            s.waiters[id]!.kind = .acknowledgements(remaining: remaining - 1)
-            return remaining == 1 ? Self.finish(id, .success(()), in: &s) : nil
+            if reason >= 0x80 {
+                // Wait for the rest of the batch: the messages after this one were sent too, and whether each was
+                // taken is what lets a caller avoid sending them twice.
+                let text = String(cString: mosquitto_reason_string(reason))
+                refused[index] = "the broker answered PUBACK reason 0x\(String(reason, radix: 16)): \(text)"
+            }
+            s.waiters[id]!.kind = .acknowledgements(remaining: remaining - 1, refused: refused)
+            guard remaining == 1 else { return nil }
+            return Self.finish(id, refused.isEmpty ? .success(()) : .failure(.refused(refused)), in: &s)
         }
         if let (c, o) = resume { c.resume(returning: o) }
     }

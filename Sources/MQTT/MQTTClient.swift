@@ -54,7 +54,8 @@ public final class MQTTClient: Sendable {
 
     /// Publishes the messages in order without waiting between them (MQTT keeps a client's messages in order) and
     /// returns once all are acknowledged, within one `publishTimeout`. Topics are checked first: an invalid one
-    /// rejects the batch before anything is sent. On any error some of the messages may have been delivered.
+    /// rejects the batch before anything is sent. `.refused` names the messages the broker refused (MQTT 5), once
+    /// every PUBACK is in: all the others were acknowledged. On other errors some messages may have been delivered.
     public func publish(_ batch: [MQTTMessage]) async throws(MQTTError) {
         guard !batch.isEmpty else { return }
         for (index, message) in batch.enumerated() {
@@ -66,7 +67,7 @@ public final class MQTTClient: Sendable {
         let deadline = ContinuousClock.now + timeout
         try await waitForLink(until: deadline)
         let acknowledged = batch.count { $0.qos != .atMostOnce }
-        let id = shared.state.withLock { ClientState.register(.acknowledgements(remaining: acknowledged), in: &$0) }
+        let id = shared.state.withLock { ClientState.register(.acknowledgements(remaining: acknowledged, refused: [:]), in: &$0) }
         for (index, message) in batch.enumerated() {
             guard let failure = send(message, index: index, waiter: id) else { continue }
             shared.complete(id, .failure(failure))
@@ -75,7 +76,7 @@ public final class MQTTClient: Sendable {
         if acknowledged == 0 { shared.complete(id, .success(())) }
         let total = batch.count
         try await shared.wait(id, until: deadline) { s in
-            let remaining = if case .acknowledgements(let r) = s.waiters[id]?.kind { r } else { total }
+            let remaining = if case .acknowledgements(let r, _) = s.waiters[id]?.kind { r } else { total }
             let link = if case .down(let e) = s.link { "; \(e)" } else { "" }
             return .timeout("\(remaining) of \(total) message(s) not acknowledged within \(timeout)\(link)")
         }.get()

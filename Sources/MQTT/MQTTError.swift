@@ -14,9 +14,12 @@ public enum MQTTError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Messages were handed to libmosquitto but not all were acknowledged (PUBACK) within the timeout, usually
     /// because the connection dropped. They may still arrive (libmosquitto resends them on reconnect). Retryable.
     case timeout(String)
-    /// The message at `index` of the batch (0 for a single publish) can never be published as is: invalid topic,
-    /// payload too large, or a negative MQTT 5 PUBACK reason code. Nothing from `index` on was acknowledged. Permanent.
+    /// The message at `index` of the batch (0 for a single publish) can never be published as is (invalid topic,
+    /// payload too large); it was not sent, nor were the ones after it. Permanent.
     case rejected(index: Int, reason: String)
+    /// The broker refused these messages of the batch (index → its MQTT 5 PUBACK reason code and text, e.g. not
+    /// authorised); it acknowledged every other one. Permanent for those messages.
+    case refused([Int: String])
     /// `close()` was called. Permanent.
     case closed
     /// The calling task was cancelled while waiting. Retryable.
@@ -25,7 +28,7 @@ public enum MQTTError: Error, Sendable, Equatable, CustomStringConvertible {
     public var isRetryable: Bool {
         switch self {
         case .notConnected, .timeout, .cancelled: true
-        case .invalidOptions, .connectionRefused, .rejected, .closed: false
+        case .invalidOptions, .connectionRefused, .rejected, .refused, .closed: false
         }
     }
 
@@ -36,6 +39,8 @@ public enum MQTTError: Error, Sendable, Equatable, CustomStringConvertible {
         case .connectionRefused(let r): "MQTT connection refused: \(r)"
         case .timeout(let r): "MQTT publish not acknowledged: \(r)"
         case let .rejected(index, reason): "MQTT message \(index) rejected: \(reason)"
+        case .refused(let refused):
+            "the broker refused " + refused.sorted { $0.key < $1.key }.map { "message \($0.key) (\($0.value))" }.joined(separator: ", ")
         case .closed: "the MQTT client is closed"
         case .cancelled: "cancelled while waiting for the MQTT broker"
         }

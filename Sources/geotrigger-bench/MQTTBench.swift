@@ -136,7 +136,8 @@ final class LocalMosquitto {
             try """
                 user root
                 persistence false
-                max_queued_messages 0
+                # Not 0 ("no maximum"): mosquitto 2.0.11 then mishandles MQTT 5 quotas (fixed in 2.0.15).
+                max_queued_messages 1000000
                 log_type error
                 listener \(port) 127.0.0.1
                 allow_anonymous true

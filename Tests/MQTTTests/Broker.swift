@@ -28,7 +28,9 @@ final class Broker: @unchecked Sendable {  // `pid` is guarded by `lock`
             # Root would otherwise switch to the mosquitto user, who cannot read this directory.
             user root
             persistence false
-            max_queued_messages 0
+            # A slow subscriber must not lose messages, but not 0 ("no maximum"): mosquitto 2.0.11 then drops an MQTT 5
+            # client whose message it refused (fixed in 2.0.15, commit a146c218 "unlimited message quota").
+            max_queued_messages 1000000
             log_dest file \(directory.path)/mosquitto.log
             log_type error
             log_type warning

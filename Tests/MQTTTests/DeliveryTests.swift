@@ -149,6 +149,33 @@ struct DeliveryTests {
         await subscriber.close()
     }
 
+    /// MQTT 5: a broker ACL refuses some messages of a pipelined batch. The publish reports exactly those (with the
+    /// PUBACK reason) once every PUBACK is in; the others were taken and reached the subscriber once.
+    @Test func refusedMessagesAreReportedEachWithTheBrokersReason() async throws {
+        let acl = FileManager.default.temporaryDirectory.appendingPathComponent("acl-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: acl) }
+        try "topic write ok/#\ntopic read #\n".write(toFile: acl, atomically: true, encoding: .utf8)
+        let broker = try Broker(settings: "allow_anonymous true\nacl_file \(acl)")
+        let subscriber = try MQTTClient(broker.options())
+        let received = Received(subscriber)
+        try await subscriber.subscribe("#")
+        let publisher = try MQTTClient(broker.options { $0.protocolVersion = .v5 })
+        let batch = (0..<10).map { k in MQTTMessage(topic: k % 3 == 1 ? "no/\(k)" : "ok/\(k)", payload: [UInt8(k)]) }
+        let error = await #expect(throws: MQTTError.self) { try await publisher.publish(batch) }
+        guard case .refused(let refused)? = error else {
+            Issue.record("expected .refused, got \(String(describing: error))")
+            return
+        }
+        #expect(Set(refused.keys) == [1, 4, 7])
+        #expect(refused.values.allSatisfy { $0.contains("0x87") }, "\(refused)")
+        #expect(error?.isRetryable == false)
+        let all = await received.wait(count: 7)
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(received.all.map(\.payload) == [[0], [2], [3], [5], [6], [8], [9]], "\(all.map(\.topic))")
+        await publisher.close()
+        await subscriber.close()
+    }
+
     @Test func closeFailsWaitingPublishesAndLaterCalls() async throws {
         let broker = try Broker()
         broker.stop()

@@ -40,9 +40,9 @@ struct ServeDeliveryTests {
         }
     }
 
-    func configuration(_ w: Workspace, broker: Broker) throws -> ServerConfiguration {
+    func configuration(_ w: Workspace, broker: Broker, query: String = "") throws -> ServerConfiguration {
         var c = ServerConfiguration(databasePath: w.database, host: "127.0.0.1", port: 0, clock: .event)
-        let spec = try MQTTSinkSpec(parsing: "mqtt://127.0.0.1:\(broker.port)/\(Self.template)?timeout=1")
+        let spec = try MQTTSinkSpec(parsing: "mqtt://127.0.0.1:\(broker.port)/\(Self.template)?timeout=1\(query)")
         c.sinks = [.ndjson(path: w.reference), .mqtt(spec)]
         c.delivery.retry = RetryPolicy(initial: .milliseconds(20), maximum: .milliseconds(300))
         return c
@@ -173,6 +173,33 @@ struct ServeDeliveryTests {
         let repeats = check(all, against: fired)
         // Repeats only of batches whose acknowledgement was lost (stall or stop); at most a few batches' worth.
         #expect(repeats <= 20 * Self.devices.count, "\(repeats) repeats")
+        await subscriber.close()
+    }
+
+    /// MQTT 5: the broker's ACL lets this client publish entries but not exits, and refuses each exit with a
+    /// PUBACK reason code (0x87). Exactly the exits become dead letters, one by one; every entry arrives, in order
+    /// per device, although each batch mixes both.
+    @Test func messagesTheBrokerRefusesAreTheOnlyDeadLetters() async throws {
+        let w = try Workspace()
+        let acl = w.directory.appendingPathComponent("acl").path
+        try "topic write gt/+/entry\ntopic read gt/#\n".write(toFile: acl, atomically: true, encoding: .utf8)
+        let broker = try Broker(settings: "allow_anonymous true\nacl_file \(acl)")
+        let subscriber = try MQTTClient(broker.options())
+        let received = Received(subscriber)
+        try await subscriber.subscribe("gt/#")
+        try await run(try configuration(w, broker: broker, query: "&version=5")) { client in
+            _ = try await client.execute(uri: "/v1/requests/alex", method: .put, body: ByteBuffer(string: Self.request))
+            try await post(client, rounds: 0..<20)
+            try await waitUntilSettled(client)
+            let exits = w.fired.filter { $0.event == "exit" }.count
+            #expect(exits > 0)
+            #expect(try await mqttSink(client)?.deadLetters == exits, "broker log:\n\(broker.log.suffix(2000))")
+        }
+        let entries = w.fired.filter { $0.event == "entry" }
+        let all = await received.wait(count: entries.count)
+        try await Task.sleep(for: .milliseconds(200))  // nothing else may arrive
+        #expect(received.all.allSatisfy { $0.topic.hasSuffix("/entry") })
+        #expect(check(all, against: entries) == 0)
         await subscriber.close()
     }
 }
