@@ -17,7 +17,8 @@ kernel=$(apt-cache depends linux-image-amd64 2>/dev/null | awk '/Depends: linux-
 [ -n "$kernel" ] || { apt-get update -qq; kernel=$(apt-cache depends linux-image-amd64 | awk '/Depends: linux-image-[0-9]/{print $2; exit}'); }
 if [ ! -f "$cache/root/.unpacked-$kernel" ]; then
     mkdir -p "$cache/debs" "$cache/root"
-    (cd "$cache/debs" && apt-get download "$kernel" bluez-test-tools bluez 2>/dev/null)
+    # Progress goes to stderr: this script's standard output is only the cache path.
+    (cd "$cache/debs" && apt-get download -q "$kernel" bluez-test-tools bluez >&2)
     for d in "$cache"/debs/*.deb; do dpkg -x "$d" "$cache/root"; done
     touch "$cache/root/.unpacked-$kernel"
 fi
