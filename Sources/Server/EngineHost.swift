@@ -210,6 +210,15 @@ public actor EngineHost {
         try commitBatch(touched: changed, fired: fired)
     }
 
+    /// A scanner started listening as observer `device` at `time` (`serve --bluetooth`): once it has listened for a
+    /// whole exit timeout, an unheard beacon region counts as outside and a first sighting is an entry. Committed
+    /// like a batch, so a restart keeps it.
+    public func observerStarted(device: String, at time: Timestamp) throws(Problem) {
+        try checkHealthy()
+        engine.observerStarted(device: device, at: time)
+        try commitBatch(touched: [device], fired: [])
+    }
+
     /// Adds the entries and exits the engine counted since the last batch to the transition metrics.
     private func countTransitions() {
         let statistics = engine.statistics

@@ -1,6 +1,7 @@
 import Beacons
 import Foundation
 import Logging
+import Metrics
 import Server
 import ServiceLifecycle
 import TriggerEngine
@@ -37,6 +38,7 @@ final class BluetoothInput: Service, @unchecked Sendable {
         // Handed to the scan thread, its only user from here on.
         nonisolated(unsafe) let scanner = scanner
         let observer = observer, logger = logger, adapter = adapter
+        let dropped = Counter(label: "geotrigger_bluetooth_dropped_sightings_total", dimensions: [("adapter", adapter)])
         let thread = Thread {
             var pipeline = BeaconScanPipeline(observer: observer)
             while !stop.isStopped {
@@ -49,7 +51,12 @@ final class BluetoothInput: Service, @unchecked Sendable {
                     logger.error("bluetooth scanning failed", metadata: ["adapter": "\(adapter)", "error": "\(error)"])
                     break
                 }
-                if !batch.isEmpty { continuation.yield(batch) }
+                if !batch.isEmpty, case .dropped(let oldest) = continuation.yield(batch) {
+                    // Counted and logged, never silent: the engine fell this far behind the radio.
+                    dropped.increment(by: oldest.count)
+                    logger.warning("bluetooth sightings dropped: the engine is behind", metadata: [
+                        "adapter": "\(adapter)", "sightings": "\(oldest.count)"])
+                }
             }
             try? scanner.stop()
             try? scanner.close()
@@ -57,6 +64,12 @@ final class BluetoothInput: Service, @unchecked Sendable {
         }
         thread.name = "geotrigger-bluetooth"
         thread.start()
+        do {
+            try await host.observerStarted(device: observer, at: .wallClock())
+        } catch {
+            logger.warning("cannot record that the scanner listens; first sightings count as unknown until exitTimeout",
+                           metadata: ["input": "bluetooth:\(adapter)", "reason": "\(error.detail)"])
+        }
         logger.notice("input opened", metadata: ["input": "bluetooth:\(adapter)", "observer": "\(observer)"])
         let host = host
         await withGracefulShutdownHandler {

@@ -14,7 +14,7 @@ stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 mkdir -p "$stage"/{bin,sbin,usr/bin,modules,proc,sys,dev,tmp,out,lib64,lib/x86_64-linux-gnu}
 cp /bin/busybox "$stage/bin/busybox"
-for tool in sh mount insmod sleep cat echo kill mkdir poweroff grep; do ln -sf busybox "$stage/bin/$tool"; done
+for tool in sh mount insmod sleep cat echo kill mkdir poweroff grep ifconfig wget; do ln -sf busybox "$stage/bin/$tool"; done
 for m in lib/crc16 crypto/ecc net/rfkill/rfkill crypto/ecdh_generic net/bluetooth/bluetooth drivers/bluetooth/hci_vhci \
          crypto/af_alg crypto/algif_hash crypto/algif_skcipher crypto/ecb crypto/cmac; do
     f=$(ls "$root/lib/modules/$kver/kernel/$m.ko"* | head -1)
@@ -39,7 +39,7 @@ cp "$here/scenario.sh" "$stage/scenario.sh"
 cp "$here/regions.json" "$stage/regions.json"
 chmod +x "$stage/init"
 (cd "$stage" && find . | cpio -o -H newc 2>/dev/null | gzip -1) >"$out/initramfs.gz"
-timeout "${VM_TIMEOUT:-180}" qemu-system-x86_64 -accel tcg -m 768 -smp 1 \
+timeout "${VM_TIMEOUT:-300}" qemu-system-x86_64 -accel tcg -m 768 -smp 1 \
     -kernel "$root/boot/vmlinuz-$kver" -initrd "$out/initramfs.gz" \
     -append "console=ttyS0 quiet panic=-1 rdinit=/init" -display none -monitor none -no-reboot -nic none -serial stdio \
     </dev/null >"$out/console.log" 2>&1 || true
@@ -47,4 +47,5 @@ rm -f "$out/initramfs.gz"
 tr -d '\r' <"$out/console.log" >"$out/console.txt"
 sed -n '/=== SIGHTINGS BEGIN/,/=== SIGHTINGS END/p' "$out/console.txt" | grep '^{' >"$out/sightings.ndjson" || true
 sed -n '/=== NOTIFICATIONS BEGIN/,/=== NOTIFICATIONS END/p' "$out/console.txt" | grep '^{' >"$out/notifications.ndjson" || true
+sed -n '/=== SERVE BEGIN/,/=== SERVE END/p' "$out/console.txt" | grep '^{' >"$out/serve.ndjson" || true
 grep -q "RESULT scenario finished" "$out/console.txt" || { echo "bluez-vm: the guest did not finish; see $out/console.txt" >&2; exit 1; }

@@ -17,7 +17,7 @@ if ! Tools/bluez-vm/run-test.sh "$out/geotrigger" "$out/vm"; then
     echo "0 passed, 1 failed"
     exit 1
 fi
-grep -h "scanner listening" "$out/vm/console.txt" | sed 's/^/bluez-vm: /' || true
+grep -hE "scanner listening|serve ready" "$out/vm/console.txt" | sed 's/^/bluez-vm: /' || true
 python3 - "$out/vm" <<'PY'
 import json, sys
 from datetime import datetime
@@ -58,8 +58,24 @@ else:
     gap = (t(exit_["firedAt"]) - t(b["timestamp"])).total_seconds()
     if abs(gap - 3) > 0.001: failures.append(f"exit fired {gap} s after the last sighting, not 3")
 
+# Part 2, `serve --bluetooth hci1`: the reports injected from C0:FF:EE:00:00:03 give one entry, the ticker one exit 3 s after the last,
+# both delivered through the outbox (SIGTERM flushed it).
+served = load("serve.ndjson")
+served_events = [(n["identifier"], n["trigger"]["event"]) for n in served]
+if served_events != [("booth-42", "entry"), ("booth-42", "exit")]:
+    failures.append(f"serve: expected one entry then one exit, got {served_events}")
+else:
+    entry, exit_ = served
+    if entry["beacon"].get("address") != "C0:FF:EE:00:00:03" or entry["beacon"].get("rssi") != -60:
+        failures.append(f"serve: entry evidence {entry['beacon']} is not the first injected report")
+    b = exit_["beacon"]
+    if (b.get("address"), b.get("rssi")) != ("C0:FF:EE:00:00:03", -61): failures.append(f"serve: exit evidence {b} is not the last injected report")
+    gap = (t(exit_["firedAt"]) - t(b["timestamp"])).total_seconds()
+    if not 3 <= gap < 4.5: failures.append(f"serve: exit fired {gap} s after the last sighting, not 3 (+ a tick)")
+    if len({n["deliveryId"] for n in served}) != 2: failures.append("serve: deliveryIds not unique")
+
 for f in failures: print("bluez-vm:", f, file=sys.stderr)
-print(f"bluez-vm: {len(sightings)} sightings ({len(real)} from hci0's advertisement, {len(injected)} injected); events {events}")
+print(f"bluez-vm: {len(sightings)} sightings ({len(real)} from hci0's advertisement, {len(injected)} injected); events {events}; serve {served_events}")
 print("1 passed, 0 failed" if not failures else "0 passed, 1 failed")
 sys.exit(1 if failures else 0)
 PY
