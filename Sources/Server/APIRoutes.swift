@@ -158,8 +158,15 @@ struct APIRoutes: Sendable {
 
     private func ingest<D: StreamingRecordDecoder>(_ request: Request, _ reader: inout IngestReader<D>) async throws -> Response {
         if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > limit { throw Problem.tooLarge(limit: limit) }
-        let summary = try await reader.read(request.body)
         let metrics = ServerMetrics()
+        let summary: IngestSummary
+        do {
+            summary = try await reader.read(request.body)
+        } catch {
+            // Records rejected before the failure (a body growing past the limit) were rejected all the same.
+            for (kind, n) in reader.summary.kinds { metrics.rejected(kind, count: n) }
+            throw error
+        }
         for (kind, n) in summary.kinds { metrics.rejected(kind, count: n) }
         return Self.json(summary.json)
     }

@@ -27,7 +27,8 @@ struct IngestReader<Decoder: StreamingRecordDecoder> {
     /// Called for each rejected record as it is found (stream inputs log and count them at once; HTTP answers them).
     var onReject: ((IngestSummary.Entry, _ kind: String) -> Void)?
 
-    private var summary = IngestSummary()
+    /// What was read so far; complete once `read` returns, partial when it threw (a 413 mid-stream).
+    private(set) var summary = IngestSummary()
     private var batch: [(line: Int, record: Decoder.Record)] = []
 
     init(decoder: Decoder, limit: Int,
