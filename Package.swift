@@ -117,17 +117,20 @@ let package = Package(
             ],
             swiftSettings: strict),
 
+        // Shared by the test targets: seeded RNG and generated scenarios.
+        .target(name: "TestSupport", dependencies: ["TriggerEngine"], path: "Tests/TestSupport", swiftSettings: strict),
+
         .testTarget(name: "GeometryTests", dependencies: ["Geometry"], swiftSettings: strict),
         .testTarget(
             name: "TriggerEngineTests",
-            dependencies: ["TriggerEngine", "Geometry", .product(name: "PropertyBased", package: "swift-property-based")],
+            dependencies: ["TriggerEngine", "Geometry", "TestSupport", .product(name: "PropertyBased", package: "swift-property-based")],
             swiftSettings: strict),
         .testTarget(name: "IngestTests", dependencies: ["Ingest", "TriggerEngine"], swiftSettings: strict),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "TriggerEngine"], swiftSettings: strict),
         .testTarget(
             name: "ServerTests",
             dependencies: [
-                "Server", "Storage", "TriggerEngine", "Delivery",
+                "Server", "Storage", "TriggerEngine", "Delivery", "TestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -155,6 +158,6 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(name: "BeaconsTests", dependencies: ["Beacons", "TriggerEngine"], swiftSettings: strict),
         // Runs the built `geotrigger` executable end to end (it is built alongside the tests).
-        .testTarget(name: "GeoTriggerCLITests", dependencies: ["TriggerEngine"], exclude: ["Fixtures"], swiftSettings: strict),
+        .testTarget(name: "GeoTriggerCLITests", dependencies: ["TriggerEngine", "TestSupport"], exclude: ["Fixtures"], swiftSettings: strict),
     ]
 )

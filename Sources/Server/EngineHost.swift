@@ -29,7 +29,11 @@ public actor EngineHost {
     private var intakeOpen = true
 
     public init(store: Store, clock: ServerConfiguration.Clock, logger: Logger) throws {
-        let engine = TriggerEngine(configuration: .init(clock: clock == .wall ? .external : .eventTime))
+        try self.init(store: store, configuration: ServerConfiguration(clock: clock).engineConfiguration, logger: logger)
+    }
+
+    public init(store: Store, configuration: TriggerEngine.Configuration, logger: Logger) throws {
+        let engine = TriggerEngine(configuration: configuration)
         let decoder = RequestDecoder()
         restored = try store.restore(into: engine, decoder: decoder)
         self.engine = engine
@@ -210,6 +214,19 @@ public actor EngineHost {
         try commitBatch(touched: changed, fired: fired)
     }
 
+    /// A scanner listening as observer `device` heard nothing up to `time`: its own beacon deadlines up to then are
+    /// settled (exits fire on time, not an allowed lateness later). Committed only when something fired or changed.
+    public func observerListening(device: String, at time: Timestamp) throws(Problem) {
+        try checkHealthy()
+        let deadlines = engine.pendingDeadlines
+        var fired: [FiredNotification] = []
+        engine.observerListening(device: device, at: time) { fired.append($0) }
+        let changed = passed(deadlines)
+        guard !fired.isEmpty || !changed.isEmpty || deadlines.contains(where: { $0.device == device && $0.deadline <= time })
+        else { return }
+        try commitBatch(touched: changed.union([device]), fired: fired)
+    }
+
     /// A scanner started listening as observer `device` at `time` (`serve --bluetooth`): once it has listened for a
     /// whole exit timeout, an unheard beacon region counts as outside and a first sighting is an entry. Committed
     /// like a batch, so a restart keeps it.
@@ -231,10 +248,10 @@ public actor EngineHost {
         countedTransitions = (statistics.entries, statistics.exits)
     }
 
-    /// Devices whose deadline (pending before the batch) the clock has now passed: the engine handled them.
+    /// Devices whose deadline (pending before the batch) the clock may have fired: a superset of those it did.
     private func passed(_ deadlines: [TriggerEngine.PendingDeadline]) -> Set<String> {
-        let now = engine.now
-        return Set(deadlines.lazy.filter { $0.deadline <= now }.map(\.device))
+        guard let limit = engine.silentDeadlineLimit else { return [] }
+        return Set(deadlines.lazy.filter { $0.deadline <= limit }.map(\.device))
     }
 
     // MARK: Devices

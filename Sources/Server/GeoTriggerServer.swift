@@ -26,7 +26,7 @@ public struct GeoTriggerServer: Sendable {
         self.tls = try Self.loadTLS(configuration)
         let store = try Store(path: configuration.databasePath, logger: logger)
         self.configuration = configuration
-        self.host = try EngineHost(store: store, clock: configuration.clock, logger: logger)
+        self.host = try EngineHost(store: store, configuration: configuration.engineConfiguration, logger: logger)
         let sinks = try configuration.sinks.map { sink throws(DeliveryFailure) in try sink.makeSink(configuration.delivery) }
         self.dispatcher = OutboxDispatcher(store: store, sinks: sinks, signal: host.outboxSignal,
                                            configuration: configuration.delivery, logger: logger)

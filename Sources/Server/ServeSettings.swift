@@ -27,6 +27,10 @@ public enum ServeSettings {
         .init("tls.key", flag: "tls-key", .string, default: nil, help: "PEM private key of --tls-certificate."),
         .init("clock", flag: "clock", .string, default: "wall",
               help: "wall (live: deadlines fire on wall time) or event (replay: the newest input's timestamp)."),
+        .init("allowedLateness", flag: "allowed-lateness", .number, default: "60",
+              help: "Seconds the clock must be past a silent device's dwell or beacon-exit deadline (and past its last input) before it fires it; a device's own later input always settles its deadlines itself (docs/semantics.md \"Time\")."),
+        .init("maxFuture", flag: "max-future", .number, default: nil,
+              help: "A fix or sighting more than this many seconds ahead of the clock is rejected as future; 0 turns the check off (default 600 with --clock wall, 31622400 (366 days) ahead of the watermark with --clock event)."),
         .init("logLevel", flag: "log-level", .string, default: "info",
               help: "Log level: trace, debug, info, notice, warning, error, critical. Logs go to standard error."),
         // Delivery (docs/service.md "Delivery").
@@ -222,6 +226,18 @@ public enum ServeSettings {
             guard let value = ServerConfiguration.Clock(rawValue: clock) else { throw fail("clock", "unknown clock '\(clock)': use wall or event") }
             c.clock = value
         }
+        func nonNegativeSeconds(_ key: String) throws(ServerConfigurationError) -> Double? {
+            let d: Double
+            switch values[key]?.value {
+            case .double(let x)?: d = x
+            case .int(let n)?: d = Double(n)
+            default: return nil
+            }
+            guard d.isFinite, d >= 0, d < 1e10 else { throw fail(key, "\(key) must be a number of seconds ≥ 0, got \(d)") }
+            return d
+        }
+        if let lateness = try nonNegativeSeconds("allowedLateness") { c.allowedLateness = lateness }
+        if let future = try nonNegativeSeconds("maxFuture") { c.maximumFuture = future == 0 ? .unbounded : .seconds(future) }
         c.tlsCertificatePath = string("tls.certificate")
         c.tlsKeyPath = string("tls.key")
         c.token = string("token")

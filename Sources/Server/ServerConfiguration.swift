@@ -1,5 +1,6 @@
-import MQTT
 import Delivery
+import MQTT
+import TriggerEngine
 
 /// What `geotrigger serve` was asked to do. Defaults are the documented ones.
 public struct ServerConfiguration: Sendable {
@@ -13,6 +14,10 @@ public struct ServerConfiguration: Sendable {
     /// Largest request body accepted, in bytes (requests, fixes and sightings alike).
     public var maximumBodyBytes: Int
     public var clock: Clock
+    /// Seconds the clock must be past a silent device's deadline (and its last input) before it fires it.
+    public var allowedLateness: Double = TriggerEngine.Configuration.defaultWallLateness
+    /// How far ahead of the clock a fix or sighting may be before it is rejected as `future`.
+    public var maximumFuture: FutureBound = .clockDefault
     /// Retries, bounds, webhook and NDJSON options for the outbox's delivery.
     public var delivery = DeliveryConfiguration()
     /// PEM certificate chain and private key: both set serves HTTPS only.
@@ -21,12 +26,31 @@ public struct ServerConfiguration: Sendable {
     /// NDJSON streams read besides HTTP (standard input, TCP listeners).
     public var inputs: [InputConfiguration]
 
+    public enum FutureBound: Sendable, Equatable {
+        /// 10 minutes ahead of wall time, or 366 days ahead of the watermark with the event clock.
+        case clockDefault
+        case seconds(Double)
+        case unbounded
+    }
+
+    /// The engine's settings for this configuration.
+    public var engineConfiguration: TriggerEngine.Configuration {
+        var e = TriggerEngine.Configuration(clock: clock == .wall ? .external : .eventTime)
+        e.allowedLateness = allowedLateness
+        switch maximumFuture {
+        case .clockDefault: break
+        case .seconds(let s): e.maximumFuture = s
+        case .unbounded: e.maximumFuture = nil
+        }
+        return e
+    }
+
     /// SPEC §3 "Time".
     public enum Clock: String, Sendable, CaseIterable {
-        /// Live: the clock is wall time, advanced every second, so dwell and beacon-exit deadlines fire on time
-        /// even when no further input arrives. Fixes do not move it.
+        /// Live: the clock is wall time, advanced every second, so the deadlines of devices that went silent fire
+        /// (after the allowed lateness) even when no further input arrives. Fixes do not move it.
         case wall
-        /// Replay: the clock is the newest fix or sighting timestamp; deadlines fire when input moves it past them.
+        /// Replay: the clock is a watermark, the newest fix or sighting timestamp seen.
         case event
     }
 

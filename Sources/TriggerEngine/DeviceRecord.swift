@@ -29,4 +29,11 @@ struct ObserverRecord {
     var lastSightingTime = Timestamp.distantPast
     /// Since when this observer has been listening (first sighting, or when its scanner started).
     var observingSince = Timestamp.distantFuture
+    /// The clock when the device's last input (fix, sighting or listening tick) was processed: the clock fires
+    /// the device's deadlines only once it is `allowedLateness` past this too (the device has gone silent).
+    var lastArrival = Timestamp.distantPast
+    /// The time of the device's newest notification and how many it had at exactly that time: `deliveryId` is
+    /// built from them, so it depends on the device's own timeline only, never on how devices interleave.
+    var lastFiring = Timestamp.distantPast
+    var firingOrdinal: UInt32 = 0
 }

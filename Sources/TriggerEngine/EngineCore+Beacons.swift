@@ -4,14 +4,19 @@ extension EngineCore {
     @discardableResult
     mutating func process(_ s: BeaconSighting, emit: (FiredNotification) -> Void) -> TriggerEngine.Outcome {
         guard !s.device.isEmpty else { return reject(.missingDevice) }
+        if isFuture(s.timestamp) { return reject(.future) }
         if configuration.clock == .eventTime, s.timestamp > now { advance(to: s.timestamp, emit: emit) }
         let d = deviceIndex(s.device, at: s.timestamp)
         if s.timestamp < observers[Int(d)].lastSightingTime { return reject(.late) }
         statistics.sightingsEvaluated += 1
+        // Per-device time: the observer's own sighting settles its beacon deadlines up to its timestamp, first.
+        settle(device: d, through: s.timestamp, kinds: .beacons, byClock: false, emit: emit)
+        observers[Int(d)].lastArrival = now
         if observers[Int(d)].observingSince == .distantFuture { observers[Int(d)].observingSince = s.timestamp }
         observers[Int(d)].lastSightingTime = s.timestamp
         guard let identity = s.identity else {
             statistics.telemetryFrames += 1
+            fireOverdue(emit: emit)
             return .evaluated
         }
         let matching: [Int32]
@@ -19,7 +24,10 @@ extension EngineCore {
         case let .iBeacon(uuid, _, _), let .altBeacon(uuid, _, _): matching = beaconSlotsByUUID[uuid] ?? []
         case let .eddystoneUID(namespace, _): matching = beaconSlotsByNamespace[namespace] ?? []
         }
-        guard !matching.isEmpty else { return .evaluated }
+        guard !matching.isEmpty else {
+            fireOverdue(emit: emit)
+            return .evaluated
+        }
         nextStamp()
         let snapshot = BeaconSnapshot(timestamp: s.timestamp, identity: identity, rssi: s.rssi, proximity: s.proximity,
                                       distance: s.distance, address: s.address)
@@ -40,7 +48,8 @@ extension EngineCore {
                                          slotGeneration: slotGenerations[Int(slot)], kind: .beaconExit))
             }
         }
-        compactPairs(device: d)
+        compactPairs(device: d, at: s.timestamp)
+        fireOverdue(emit: emit)
         return .evaluated
     }
 
@@ -51,5 +60,6 @@ extension EngineCore {
         if observers[Int(d)].observingSince == .distantFuture || time < observers[Int(d)].observingSince {
             observers[Int(d)].observingSince = time
         }
+        observers[Int(d)].lastArrival = max(observers[Int(d)].lastArrival, now)
     }
 }

@@ -1,14 +1,10 @@
 extension EngineCore {
-    /// Moves the clock forward, firing every dwell and beacon-exit deadline it passes, in deadline order, each at
-    /// its own deadline. Going backwards does nothing: the clock never runs back.
+    /// Moves the clock forward and fires the deadlines of devices that have gone silent. Going backwards does
+    /// nothing: the clock never runs back.
     mutating func advance(to time: Timestamp, emit: (FiredNotification) -> Void) {
         guard time > now else { return }
-        while let top = timers.min, top.deadline <= time {
-            _ = timers.removeMin()
-            if top.deadline > now { now = top.deadline }
-            handle(top, emit: emit)
-        }
         now = time
+        if let limit = silentLimit { fireSilentDevices(through: limit, emit: emit) }
         if let expiry = configuration.idleDeviceExpiry {
             let period = Timestamp.Duration(seconds: max(1, expiry / 4))
             if lastSweep == .distantPast || time >= lastSweep + period {
@@ -18,6 +14,116 @@ extension EngineCore {
         }
     }
 
+    /// End of input: every device is silent, so every deadline up to the clock fires.
+    mutating func finish(emit: (FiredNotification) -> Void) {
+        fireSilentDevices(through: now, ignoringArrival: true, emit: emit)
+    }
+
+    /// The clock less the allowed lateness: deadlines up to here may fire without their device's word.
+    var silentLimit: Timestamp? {
+        guard let lateness = configuration.allowedLateness else { return nil }
+        return Timestamp(microseconds: now.microseconds &- Timestamp.Duration(seconds: lateness).microseconds)
+    }
+
+    /// Event time: an input that arrived behind the watermark may leave a deadline the watermark is already past by
+    /// the allowed lateness; it fires now, as it would have when the watermark passed it in time order.
+    @inline(__always)
+    mutating func fireOverdue(emit: (FiredNotification) -> Void) {
+        guard configuration.clock == .eventTime, let limit = silentLimit, let top = timers.min, top.wake <= limit else { return }
+        fireSilentDevices(through: limit, emit: emit)
+    }
+
+    /// Fires, device by device, the deadlines up to `limit`. With a wall clock only of devices whose last input
+    /// arrived no later than `limit` too: a device still uploading what it buffered offline decides for itself, and
+    /// its entry waits until it has been silent long enough. Event time needs no such wait: the watermark bounds how
+    /// late an input may arrive.
+    mutating func fireSilentDevices(through limit: Timestamp, ignoringArrival: Bool = false, emit: (FiredNotification) -> Void) {
+        let waitForSilence = !ignoringArrival && configuration.clock == .external
+        while let top = timers.min, top.wake <= limit {
+            var t = timers.removeMin()
+            let d = Int(t.device)
+            guard d < devices.count, !devices[d].name.isEmpty else { continue }
+            let arrival = observers[d].lastArrival
+            if waitForSilence, arrival > limit {
+                t.wake = arrival
+                timers.insert(t)
+                continue
+            }
+            settle(device: t.device, through: limit, kinds: .all, byClock: true, emit: emit)
+            // A beacon exit moves with every matching sighting, so the entry that woke the clock may be older than
+            // the device's real next deadline: schedule that one.
+            if let next = nextDeadline(device: t.device) {
+                timers.insert(TimerEntry(deadline: next.deadline, device: t.device, slot: next.slot,
+                                         slotGeneration: slotGenerations[Int(next.slot)], kind: next.kind))
+            }
+        }
+    }
+
+    /// The device's earliest pending deadline, if any.
+    func nextDeadline(device d: Int32) -> (deadline: Timestamp, slot: Int32, kind: TimerEntry.Kind)? {
+        var best: (deadline: Timestamp, slot: Int32, kind: TimerEntry.Kind)?
+        for p in devices[Int(d)].pairs where slotGenerations[Int(p.slot)] == p.slotGeneration {
+            let g = slots[Int(p.slot)]
+            if p.phase == .entering, best.map({ p.dwellDeadline < $0.deadline }) ?? true {
+                best = (p.dwellDeadline, p.slot, .dwell)
+            }
+            if g.kind == .beacon, p.phase == .inside || p.phase == .entering {
+                let exit = p.lastMatch + g.exitTimeout
+                if best.map({ exit < $0.deadline }) ?? true { best = (exit, p.slot, .beaconExit) }
+            }
+        }
+        return best
+    }
+
+    /// Which deadlines an input settles: a fix those of geofences, a sighting those of beacon regions (the two are
+    /// separate timelines of one device), the clock both.
+    enum SettleKinds { case geofences, beacons, all }
+
+    /// Fires a device's pending deadlines up to `time`, in deadline order, from its stored pairs: a dwell whose
+    /// device stayed inside, a beacon region not heard for its exit timeout. `byClock`: no input of the device says
+    /// so, the clock does; the device's timeline then moves to each fired deadline, so a later input older than it
+    /// is late.
+    mutating func settle(device d: Int32, through time: Timestamp, kinds: SettleKinds, byClock: Bool,
+                         emit: (FiredNotification) -> Void) {
+        due.removeAll(keepingCapacity: true)
+        for p in devices[Int(d)].pairs {
+            let s = Int(p.slot)
+            guard slotGenerations[s] == p.slotGeneration else { continue }
+            let g = slots[s]
+            let beacon = g.kind == .beacon
+            guard g.kind != .empty else { continue }
+            switch kinds {
+            case .geofences: if beacon { continue }
+            case .beacons: if !beacon { continue }
+            case .all: break
+            }
+            if p.phase == .entering, p.dwellDeadline <= time {
+                due.append(TimerEntry(deadline: p.dwellDeadline, device: d, slot: p.slot, slotGeneration: p.slotGeneration, kind: .dwell))
+            }
+            if beacon, p.phase == .inside || p.phase == .entering, p.lastMatch + g.exitTimeout <= time {
+                due.append(TimerEntry(deadline: p.lastMatch + g.exitTimeout, device: d, slot: p.slot,
+                                      slotGeneration: p.slotGeneration, kind: .beaconExit))
+            }
+        }
+        guard !due.isEmpty else { return }
+        if due.count > 1 { due.sort() }
+        for k in due.indices {
+            let t = due[k]
+            if byClock {
+                if slots[Int(t.slot)].kind == .beacon {
+                    if t.deadline > observers[Int(d)].lastSightingTime { observers[Int(d)].lastSightingTime = t.deadline }
+                } else if t.deadline > devices[Int(d)].lastFixTime {
+                    devices[Int(d)].lastFixTime = t.deadline
+                    // The fingerprint belongs to the fix at the old time: no fix is at the new one.
+                    devices[Int(d)].lastFixFingerprint = 0
+                }
+            }
+            handle(t, emit: emit)
+        }
+    }
+
+    /// Fires one due deadline if its pair is still waiting for it (an earlier one of the same settle may have moved
+    /// it on).
     mutating func handle(_ t: TimerEntry, emit: (FiredNotification) -> Void) {
         guard Int(t.device) < devices.count, slotGenerations[Int(t.slot)] == t.slotGeneration,
             slots[Int(t.slot)].kind != .empty, let k = pairIndex(device: t.device, slot: t.slot)
@@ -32,16 +138,31 @@ extension EngineCore {
             statistics.entries += 1
             fire(device: t.device, slot: t.slot, pair: k, event: .entry, at: t.deadline, evidence: pair.evidence, emit: emit)
         case .beaconExit:
-            guard pair.phase == .inside || pair.phase == .entering else { return }
-            let due = pair.lastMatch + slots[Int(t.slot)].exitTimeout
-            if due > t.deadline {
-                timers.insert(TimerEntry(deadline: due, device: t.device, slot: t.slot, slotGeneration: t.slotGeneration, kind: .beaconExit))
-                return
-            }
+            guard pair.phase == .inside || pair.phase == .entering,
+                pair.lastMatch + slots[Int(t.slot)].exitTimeout == t.deadline
+            else { return }
             nextStamp()
             transition(device: t.device, slot: t.slot, side: .outside, time: t.deadline, evidence: pair.evidence, emit: emit)
         }
-        compactPairs(device: t.device)
+        compactPairs(device: t.device, at: t.deadline)
+    }
+
+    /// An observer's listening tick: settles its beacon deadlines up to `time` like a sighting with no beacon in it.
+    mutating func observerListening(device name: String, at time: Timestamp, emit: (FiredNotification) -> Void) {
+        if configuration.clock == .eventTime, time > now { advance(to: time, emit: emit) }
+        let d = deviceIndex(name, at: time)
+        guard time >= observers[Int(d)].lastSightingTime else { return }
+        if observers[Int(d)].observingSince == .distantFuture { observers[Int(d)].observingSince = time }
+        settle(device: d, through: time, kinds: .beacons, byClock: false, emit: emit)
+        observers[Int(d)].lastSightingTime = time
+        observers[Int(d)].lastArrival = now
+    }
+
+    /// Whether `time` is further ahead of the clock than `maximumFuture` allows (never before the clock is set).
+    @inline(__always)
+    func isFuture(_ time: Timestamp) -> Bool {
+        guard let bound = configuration.maximumFuture, now > .distantPast else { return false }
+        return time.microseconds > now.microseconds &+ Timestamp.Duration(seconds: bound).microseconds
     }
 
     /// The newest fix, sighting or listening start of a device.

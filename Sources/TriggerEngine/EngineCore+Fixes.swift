@@ -4,8 +4,9 @@ extension EngineCore {
     @discardableResult
     mutating func process(_ fix: LocationFix, emit: (FiredNotification) -> Void) -> TriggerEngine.Outcome {
         if let reason = fix.invalidity { return reject(reason) }
-        // The clock moves first (a fix newer than the clock cannot be late), so an idle sweep never frees the
-        // device record this fix is about to use.
+        // Before anything moves: a fix from too far ahead must not move the watermark or its device's timeline.
+        if isFuture(fix.timestamp) { return reject(.future) }
+        // The clock moves first, so an idle sweep never frees the device record this fix is about to use.
         if configuration.clock == .eventTime, fix.timestamp > now { advance(to: fix.timestamp, emit: emit) }
         let d = deviceIndex(fix.device, at: fix.timestamp)
         let accuracy = fix.horizontalAccuracy ?? 0
@@ -20,6 +21,8 @@ extension EngineCore {
             }
         }
         statistics.fixesEvaluated += 1
+        // Per-device time: this fix settles the device's own dwell deadlines up to its timestamp, first.
+        settle(device: d, through: fix.timestamp, kinds: .geofences, byClock: false, emit: emit)
 
         // 1. Candidates from the index, de-duplicated with a per-fix stamp.
         let currentStamp = nextStamp()
@@ -27,6 +30,9 @@ extension EngineCore {
         index.query(latitude: fix.latitude, longitude: fix.longitude, margin: accuracy, stamp: currentStamp,
                     stamps: &slotStamp, into: &candidates, cache: &devices[Int(d)].cellCache)
         statistics.candidateTests += candidates.count
+        // Slot order, not the index's cell order (which depends on how the index was built: a batch of requests or
+        // one at a time, before or after a restart): the order one fix fires in decides deliveryId ordinals.
+        if candidates.count > 1 { candidates.sort() }
 
         // 2. Exact tests, only where the fix is within the fence's box.
         // The ECEF position costs four trig calls: computed only once a circle needs it.
@@ -55,11 +61,13 @@ extension EngineCore {
             if accuracy > g.maximumAccuracy { continue }
             transition(device: d, slot: pair.slot, side: .outside, time: fix.timestamp, evidence: .fix(fix.snapshot), emit: emit)
         }
-        compactPairs(device: d)
+        compactPairs(device: d, at: fix.timestamp)
 
+        observers[Int(d)].lastArrival = now
         devices[Int(d)].lastFixTime = fix.timestamp
         devices[Int(d)].lastFixFingerprint = DeviceRecord.fingerprint(latitude: fix.latitude, longitude: fix.longitude, accuracy: accuracy)
         devices[Int(d)].lastGeneration = generation
+        fireOverdue(emit: emit)
         return .evaluated
     }
 

@@ -8,6 +8,9 @@ struct PersistedDevice {
     var lastGeneration: UInt64
     var lastSightingTime: Timestamp
     var observingSince: Timestamp
+    var lastArrival = Timestamp.distantPast
+    var lastFiring = Timestamp.distantPast
+    var firingOrdinal: UInt32 = 0
 
     init(_ d: DeviceRecord, _ o: ObserverRecord) {
         lastFixTime = d.lastFixTime
@@ -15,10 +18,14 @@ struct PersistedDevice {
         lastGeneration = d.lastGeneration
         lastSightingTime = o.lastSightingTime
         observingSince = o.observingSince
+        lastArrival = o.lastArrival
+        lastFiring = o.lastFiring
+        firingOrdinal = o.firingOrdinal
     }
 
+    /// Reads version 3, and version 2 (written before per-device time: no arrival, no firing ordinal).
     init?(text: String) {
-        guard let f = PersistedFields(text: text), f.string("v") == "2",
+        guard let f = PersistedFields(text: text), f.string("v") == "2" || f.string("v") == "3",
             let lastFixTime = f.timestamp("lastFixTime"),
             let lastFixFingerprint = f.string("lastFixFingerprint").flatMap({ UInt64($0) }),
             let lastGeneration = f.string("lastGeneration").flatMap({ UInt64($0) }),
@@ -29,17 +36,28 @@ struct PersistedDevice {
         self.lastGeneration = lastGeneration
         self.lastSightingTime = lastSightingTime
         self.observingSince = observingSince
+        if f.string("v") == "3" {
+            guard let lastArrival = f.timestamp("lastArrival"), let lastFiring = f.timestamp("lastFiring"),
+                let firingOrdinal = f.string("firingOrdinal").flatMap({ UInt32($0) })
+            else { return nil }
+            self.lastArrival = lastArrival
+            self.lastFiring = lastFiring
+            self.firingOrdinal = firingOrdinal
+        }
     }
 
     var text: String {
         var w = JSONWriter(capacity: 256)
         w.beginObject()
-        w.field("v", "2")
+        w.field("v", "3")
         w.field("lastFixTime", String(lastFixTime.microseconds))
         w.field("lastFixFingerprint", String(lastFixFingerprint))
         w.field("lastGeneration", String(lastGeneration))
         w.field("lastSightingTime", String(lastSightingTime.microseconds))
         w.field("observingSince", String(observingSince.microseconds))
+        w.field("lastArrival", String(lastArrival.microseconds))
+        w.field("lastFiring", String(lastFiring.microseconds))
+        w.field("firingOrdinal", String(firingOrdinal))
         w.endObject()
         return String(decoding: w.bytes, as: UTF8.self)
     }
@@ -50,6 +68,9 @@ struct PersistedDevice {
         d.lastGeneration = lastGeneration
         o.lastSightingTime = lastSightingTime
         o.observingSince = observingSince
+        o.lastArrival = lastArrival
+        o.lastFiring = lastFiring
+        o.firingOrdinal = firingOrdinal
     }
 }
 

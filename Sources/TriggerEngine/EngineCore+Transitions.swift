@@ -111,16 +111,22 @@ extension EngineCore {
         }
         c.firings += 1
         devices[Int(d)].pairs[k].lastFired = time
+        if observers[Int(d)].lastFiring == time {
+            observers[Int(d)].firingOrdinal &+= 1
+        } else {
+            observers[Int(d)].lastFiring = time
+            observers[Int(d)].firingOrdinal = 1
+        }
         let device = devices[Int(d)].name
-        emit(Self.render(c, device: device, event: event, at: time, evidence: evidence))
+        emit(Self.render(c, device: device, event: event, at: time, ordinal: observers[Int(d)].firingOrdinal, evidence: evidence))
         statistics.notifications += 1
         if !g.repeats { markDelivered(slot: slot, device: device, at: time) }
     }
 
     /// Drops stored pairs that say no more than their implied state: outside with no interval to remember, or
-    /// belonging to a removed request.
-    mutating func compactPairs(device d: Int32) {
-        let time = now
+    /// belonging to a removed request. `time` is the device's own time (never the global clock: what a pair still
+    /// has to remember must not depend on other devices).
+    mutating func compactPairs(device d: Int32, at time: Timestamp) {
         // Read before the in-place removal: the closure must not touch `devices` while its pairs are being modified.
         let observingSince = observers[Int(d)].observingSince
         devices[Int(d)].pairs.removeAll { p in

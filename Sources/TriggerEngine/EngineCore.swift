@@ -32,6 +32,8 @@ struct EngineCore {
 
     // Deadlines (dwell, beacon exit).
     var timers = Heap<TimerEntry>()
+    /// Scratch for `settle`: the deadlines of one device that are due.
+    var due: [TimerEntry] = []
 
     // Per-fix scratch, reused: the hot path allocates nothing.
     var candidates: [Int32] = []

@@ -48,6 +48,7 @@ public enum FixRejection: String, Sendable, CaseIterable, CustomStringConvertibl
     case invalidTimestamp = "invalid-timestamp"
     case late = "late"
     case duplicate = "duplicate"
+    case future = "future"
 
     public var description: String {
         switch self {
@@ -59,6 +60,7 @@ public enum FixRejection: String, Sendable, CaseIterable, CustomStringConvertibl
         case .invalidTimestamp: "the timestamp cannot be read"
         case .late: "older than the newest fix already processed for this device"
         case .duplicate: "an exact duplicate of the previous fix"
+        case .future: "further ahead of the clock than the allowed bound (--max-future)"
         }
     }
 }

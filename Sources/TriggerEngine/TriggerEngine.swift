@@ -8,7 +8,7 @@ import Geometry
 public final class TriggerEngine {
     public struct Configuration: Sendable {
         public enum Clock: Sendable {
-            /// Replay: the clock is the newest timestamp seen; dwell and beacon deadlines fire as it passes them.
+            /// Replay: the clock is a watermark, the newest timestamp seen across all devices.
             case eventTime
             /// Live: the host calls `advance(to:)` with wall time.
             case external
@@ -18,11 +18,33 @@ public final class TriggerEngine {
         public var idleDeviceExpiry: Double?
         /// Fixes with horizontal accuracy up to this many metres need only one index cell per level.
         public var accuracyAllowance: Double
+        /// Time is per device (docs/semantics.md "Time"): a device's own later input settles its pending dwell and
+        /// beacon-exit deadlines. The clock fires a deadline only once it is this many seconds past it (with the
+        /// external clock, past the device's last input too: the device has gone silent).
+        /// nil: the clock never fires a deadline; only `finish` does (replay: the end of input).
+        /// Default: nil for event time (replay), 60 s for an external (wall) clock.
+        public var allowedLateness: Double?
+        /// A fix or sighting more than this many seconds ahead of the clock is rejected as `future` and moves no
+        /// clock (nil: no bound). Default: one year ahead of the watermark for event time, 10 minutes ahead of wall
+        /// time for an external clock.
+        public var maximumFuture: Double?
+
+        public static let defaultWallLateness = 60.0
+        public static let defaultWallFuture = 600.0
+        public static let defaultEventFuture = 366.0 * 86_400
 
         public init(clock: Clock = .eventTime, idleDeviceExpiry: Double? = nil, accuracyAllowance: Double = 50) {
             self.clock = clock
             self.idleDeviceExpiry = idleDeviceExpiry
             self.accuracyAllowance = accuracyAllowance
+            switch clock {
+            case .eventTime:
+                allowedLateness = nil
+                maximumFuture = Self.defaultEventFuture
+            case .external:
+                allowedLateness = Self.defaultWallLateness
+                maximumFuture = Self.defaultWallFuture
+            }
         }
     }
 
@@ -45,6 +67,10 @@ public final class TriggerEngine {
     public var statistics: EngineStatistics { core.statistics }
     /// The engine's clock (SPEC §3 "Time").
     public var now: Timestamp { core.now }
+    /// Deadlines up to this time may have been fired by the clock (nil: the clock fires none, only `finish`).
+    public var silentDeadlineLimit: Timestamp? {
+        core.silentLimit
+    }
     /// Number of pending (registered, not yet delivered) requests.
     public var pendingCount: Int { core.slotByIdentifier.count }
     public var deviceCount: Int { core.deviceTable.count }
@@ -95,8 +121,19 @@ public final class TriggerEngine {
         core.process(sighting, emit: emit)
     }
 
-    /// Moves the clock forward, firing every dwell and beacon-exit deadline it passes, each at its own deadline.
+    /// Moves the clock forward. Deadlines of devices that have gone silent (see `Configuration.allowedLateness`)
+    /// fire, each at its own deadline, in deadline order per device.
     public func advance(to time: Timestamp, emit: (FiredNotification) -> Void) { core.advance(to: time, emit: emit) }
+
+    /// The end of input (a replay's last record): every device is silent from here on, so every pending deadline up
+    /// to the clock fires, whatever the allowed lateness. Deadlines beyond the clock stay pending.
+    public func finish(emit: (FiredNotification) -> Void) { core.finish(emit: emit) }
+
+    /// An observer says it is still listening at `time` without having heard anything (a live scanner's tick): its
+    /// own beacon deadlines up to `time` are settled, as a sighting at `time` would settle them.
+    public func observerListening(device: String, at time: Timestamp, emit: (FiredNotification) -> Void) {
+        core.observerListening(device: device, at: time, emit: emit)
+    }
 
     /// Records that an observer started listening at `time` (a scanner coming up), so a beacon region it has not
     /// heard for a whole exit timeout counts as outside and a first sighting after that is an entry.

@@ -34,13 +34,16 @@ final class BluetoothInput: Service, @unchecked Sendable {
     func run() async throws {
         let stop = HCIScanner.StopFlag()
         // Batches wait here while the engine is busy; past 64 the oldest are dropped rather than blocking the radio.
-        let (batches, continuation) = AsyncStream.makeStream(of: [BeaconSighting].self, bufferingPolicy: .bufferingNewest(64))
+        // An empty batch is a listening tick: the scanner heard nothing more up to its time.
+        let (batches, continuation) = AsyncStream.makeStream(of: (sightings: [BeaconSighting], listening: Timestamp).self,
+                                                             bufferingPolicy: .bufferingNewest(64))
         // Handed to the scan thread, its only user from here on.
         nonisolated(unsafe) let scanner = scanner
         let observer = observer, logger = logger, adapter = adapter
         let dropped = Counter(label: "geotrigger_bluetooth_dropped_sightings_total", dimensions: [("adapter", adapter)])
         let thread = Thread {
             var pipeline = BeaconScanPipeline(observer: observer)
+            var lastTick = Timestamp.distantPast
             while !stop.isStopped {
                 var batch: [BeaconSighting] = []
                 do {
@@ -51,11 +54,15 @@ final class BluetoothInput: Service, @unchecked Sendable {
                     logger.error("bluetooth scanning failed", metadata: ["adapter": "\(adapter)", "error": "\(error)"])
                     break
                 }
-                if !batch.isEmpty, case .dropped(let oldest) = continuation.yield(batch) {
+                let now = Timestamp.wallClock()
+                // Sightings as heard; with none, a listening tick at most once a second (each may commit).
+                guard !batch.isEmpty || now.microseconds - lastTick.microseconds >= 1_000_000 else { continue }
+                lastTick = now
+                if case .dropped(let oldest) = continuation.yield((batch, now)) {
                     // Counted and logged, never silent: the engine fell this far behind the radio.
-                    dropped.increment(by: oldest.count)
+                    dropped.increment(by: oldest.sightings.count)
                     logger.warning("bluetooth sightings dropped: the engine is behind", metadata: [
-                        "adapter": "\(adapter)", "sightings": "\(oldest.count)"])
+                        "adapter": "\(adapter)", "sightings": "\(oldest.sightings.count)"])
                 }
             }
             try? scanner.stop()
@@ -75,12 +82,13 @@ final class BluetoothInput: Service, @unchecked Sendable {
         await withGracefulShutdownHandler {
             var count = 0
             for await batch in batches {
-                let numbered = batch.map { s in
+                let numbered = batch.sightings.map { s in
                     count += 1
                     return (line: count, sighting: s)
                 }
                 do {
-                    _ = try await host.process(sightings: numbered)
+                    if !numbered.isEmpty { _ = try await host.process(sightings: numbered) }
+                    try await host.observerListening(device: observer, at: batch.listening)
                 } catch {
                     logger.warning("input stopped", metadata: ["input": "bluetooth:\(adapter)", "reason": "\((error as? Problem)?.detail ?? "\(error)")"])
                     stop.stop()

@@ -11,9 +11,12 @@ struct ReplayCommand: ParsableCommand {
         discussion: """
             REGIONS is a JSON array of notification requests (SPEC §1) or a GeoJSON FeatureCollection whose features \
             carry the request fields in their properties. Each TRACE is GPX, NMEA 0183, CSV, NDJSON, OwnTracks or \
-            Traccar JSON, detected from its content (override with --format); `-` reads standard input. The clock is \
-            event time, so a replay gives the same output every run. Notifications go to standard output as NDJSON; \
-            a summary goes to standard error.
+            Traccar JSON, detected from its content (override with --format); `-` reads standard input. Time is \
+            event time, per device: each device's own later fixes settle its dwell deadlines, so files grouped by \
+            device, several files, or records interleaved in any order give the same notifications as one file \
+            sorted by time, and a replay gives the same output every run. Deadlines a device left pending when its \
+            fixes stop fire at the end of the input, up to the newest timestamp seen. Notifications go to standard \
+            output as NDJSON; a summary goes to standard error.
 
             Exit status: 0 success; 1 the output differs from --expect; 2 bad input with --strict, or unusable \
             regions or traces.
@@ -31,8 +34,12 @@ struct ReplayCommand: ParsableCommand {
     @Flag(help: "Stop at the first bad record (exit 2) instead of skipping, counting and reporting it.") var strict = false
     @Option(help: "Replay in scaled real time: 1 = as recorded, 10 = ten times faster (default: as fast as possible).")
     var speed: Double?
-    @Flag(help: "Buffer every fix and replay them in timestamp order across all traces (for files not sorted by time).")
+    @Flag(help: "Buffer every fix and replay them in timestamp order across all traces. Not needed for correct results (time is per device); it only puts the output in time order across devices.")
     var sortByTime = false
+    @Option(help: "Fire a silent device's deadline once the watermark (newest timestamp seen) is this many seconds past it and past the device's last fix, instead of at the end of the input. Only for input whose devices are interleaved within this bound (default: none).")
+    var allowedLateness: Double?
+    @Option(help: "Reject fixes more than this many seconds ahead of the watermark as future; 0 turns the check off.")
+    var maxFuture: Double = TriggerEngine.Configuration.defaultEventFuture
     @Option(help: "Most rejected records to list individually on standard error.") var showErrors = 20
     @Option(help: "Write a self-contained HTML report: map of regions, tracks and transitions (pan and zoom), per-device timeline, table of notifications.")
     var report: String?
@@ -42,6 +49,10 @@ struct ReplayCommand: ParsableCommand {
             throw ValidationError("unknown --format \(format); use one of \(TraceFormat.allCases.map(\.rawValue).joined(separator: ", "))")
         }
         if let speed, !(speed > 0) { throw ValidationError("--speed must be > 0") }
+        if let allowedLateness, !(allowedLateness >= 0 && allowedLateness < 1e10) {
+            throw ValidationError("--allowed-lateness must be a number of seconds ≥ 0")
+        }
+        if !(maxFuture >= 0 && maxFuture < 1e12) { throw ValidationError("--max-future must be a number of seconds ≥ 0") }
     }
 
     func run() throws {
@@ -52,7 +63,10 @@ struct ReplayCommand: ParsableCommand {
             FileHandle.standardError.write("geotrigger: \(error)\n".data(using: .utf8)!)
             throw ExitCode(2)
         }
-        let engine = TriggerEngine()
+        var configuration = TriggerEngine.Configuration(clock: .eventTime)
+        configuration.allowedLateness = allowedLateness
+        configuration.maximumFuture = maxFuture == 0 ? nil : maxFuture
+        let engine = TriggerEngine(configuration: configuration)
         try engine.add(contentsOf: requests)
         let keep = expect != nil || writeExpect != nil
         let sink = try OutputSink(path: output, keepLines: keep)
@@ -146,8 +160,13 @@ struct ReplayCommand: ParsableCommand {
             let order = buffered.indices.sorted { (buffered[$0].timestamp, $0) < (buffered[$1].timestamp, $1) }
             for i in order { evaluate(buffered[i]) }
         }
-        // Deadlines still pending at the end of the traces (a dwell or beacon timeout) are not fired: the clock
-        // stops at the last event, as it would in live operation at that moment.
+        // The end of the input: every device is silent from here, so the deadlines they left pending up to the
+        // newest timestamp seen fire; later ones stay pending, as they would in live operation at that moment.
+        engine.finish { n in
+            summary.record(n)
+            sink.write(n)
+            htmlReport?.record(n)
+        }
         sink.flush()
         summary.elapsed = (clock.now - started).seconds
         summary.engine = engine.statistics

@@ -88,6 +88,9 @@ struct ScanCommand: ParsableCommand {
                 FileHandle.standardError.write("geotrigger: \(btsnoop): \(error)\n".data(using: .utf8)!)
                 throw ExitCode(2)
             }
+            // The end of the capture: the observer is silent from here on, so what its last sighting left pending
+            // up to then fires.
+            engine?.finish { sink.write($0) }
             sink.flush()
             sightingSink?.flush()
             report(pipeline.statistics, sightings: sightings)
@@ -131,7 +134,10 @@ struct ScanCommand: ParsableCommand {
                 _ = try scanner.poll(timeoutMilliseconds: 200) { ad in
                     if let s = pipeline.sighting(report: ad.report, timestamp: ad.timestamp) { handle(s) }
                 }
-                engine?.advance(to: Timestamp.wallClock()) { sink.write($0) }
+                // Listening and hearing nothing is the observer's own news: its beacon exits fire on time.
+                let tick = Timestamp.wallClock()
+                engine?.observerListening(device: observerName, at: tick) { sink.write($0) }
+                engine?.advance(to: tick) { sink.write($0) }
                 sink.flush()
                 sightingSink?.flush()
             }

@@ -65,7 +65,7 @@ struct ServeDeliveryTests {
     static func batch(_ b: Int) -> String {
         devices.enumerated().map { k, d in
             let inside = (b + k) % 2 == 0
-            return #"{"device": "\#(d)", "timestamp": \#(1_800_000_000 + b * 10 + k), "latitude": \#(inside ? 52.5219 : 52.53), "longitude": 13.4132}"#
+            return #"{"device": "\#(d)", "timestamp": \#(1_760_000_000 + b * 10 + k), "latitude": \#(inside ? 52.5219 : 52.53), "longitude": 13.4132}"#
         }.joined(separator: "\n")
     }
 

@@ -19,7 +19,7 @@ import TriggerEngine
         _ = try await host.add(try JSONParser.parse(requestJSON("alex")))
 
         func fix(_ device: String, _ second: Int, inside: Bool) -> LocationFix {
-            LocationFix(device: device, timestamp: Timestamp(microseconds: Int64(1_800_000_000 + second) * 1_000_000),
+            LocationFix(device: device, timestamp: Timestamp(microseconds: Int64(1_760_000_000 + second) * 1_000_000),
                         latitude: inside ? 52.5219 : 52.53, longitude: 13.4132)
         }
         let count = 16

@@ -11,7 +11,7 @@ import Testing
         try await server.run { client in
             _ = try await client.execute(uri: "/v1/requests/alex", method: .put, body: ByteBuffer(string: requestJSON()))
             let body = [fixLine("d", 0, inside: false), fixLine("d", 10, inside: true), fixLine("d", 5, inside: true), "not json",
-                        #"{"device": "d", "timestamp": 1800000020, "latitude": 95, "longitude": 13}"#].joined(separator: "\n")
+                        #"{"device": "d", "timestamp": 1760000020, "latitude": 95, "longitude": 13}"#].joined(separator: "\n")
             let r = try await client.execute(uri: "/v1/fixes", method: .post, body: ByteBuffer(string: body))
             #expect(r.status == .ok)
             #expect(r.text.hasPrefix(#"{"accepted":2,"rejected":3,"errors":[{"line":3,"field":null"#))
@@ -29,7 +29,7 @@ import Testing
         }
         let lines = try await server.sinkLines(atLeast: 1)
         #expect(lines.count == 1)
-        #expect(lines.first?.contains(#""deliveryId":"alex/d/1-1""#) == true)
+        #expect(lines.first?.contains(#""deliveryId":"alex/d/1-1760000010""#) == true)
     }
 
     @Test func jsonArrayOfFixesIsAcceptedWithElementIndexesAsLines() async throws {
@@ -44,7 +44,7 @@ import Testing
 
     @Test func sightingsAreEvaluated() async throws {
         try await TestServer().run { client in
-            let body = #"{"device": "gw", "timestamp": 1800000000, "uuid": "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0", "major": 1, "minor": 2, "rssi": -60, "txPower": -59}"#
+            let body = #"{"device": "gw", "timestamp": 1760000000, "uuid": "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0", "major": 1, "minor": 2, "rssi": -60, "txPower": -59}"#
                 + "\nnonsense\n"
             let r = try await client.execute(uri: "/v1/sightings", method: .post, body: ByteBuffer(string: body))
             #expect(r.status == .ok)

@@ -13,7 +13,7 @@ import Testing
         """
 
     static func sightingLine(_ second: Int) -> String {
-        #"{"device": "gw", "timestamp": \#(1_800_000_000 + second), "uuid": "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0", "major": 1, "minor": 2, "rssi": -60, "txPower": -59}"#
+        #"{"device": "gw", "timestamp": \#(1_760_000_000 + second), "uuid": "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0", "major": 1, "minor": 2, "rssi": -60, "txPower": -59}"#
     }
 
     func start(_ directory: URL, _ input: String, stdin: Pipe? = nil) async throws -> (ServeProcess, sink: String) {
@@ -44,7 +44,7 @@ import Testing
         pipe.fileHandleForWriting.write(text.data(using: .utf8)!)
         let lines = try await Self.lines(sink, atLeast: 2)
         #expect(lines.count == 2)
-        #expect(lines.first?.contains(#""deliveryId":"alex/p/1-1""#) == true)
+        #expect(lines.first?.contains(#""deliveryId":"alex/p/1-1760000010""#) == true)
         #expect(lines.last?.contains(#""event":"exit""#) == true)
         // The bad line: logged with its number, counted by kind.
         #expect(server.log.contains("line=3"))
@@ -80,13 +80,13 @@ import Testing
         let inputPort = try await server.waitForPort(message: "] input listening")
         _ = try await server.put("/v1/requests/alex", requestJSON())
         let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton).connect(host: "127.0.0.1", port: inputPort).get()
-        let text = [fixLine("t", 0, inside: false), "", fixLine("t", 10, inside: true), #"{"device": "t", "timestamp": 1800000020, "latitude": 91, "longitude": 0}"#]
+        let text = [fixLine("t", 0, inside: false), "", fixLine("t", 10, inside: true), #"{"device": "t", "timestamp": 1760000020, "latitude": 91, "longitude": 0}"#]
             .joined(separator: "\n") + "\n"
         try await channel.writeAndFlush(ByteBuffer(string: text)).get()
         let lines = try await Self.lines(sink, atLeast: 1)
         try await channel.close().get()
         #expect(lines.count == 1)
-        #expect(lines.first?.contains(#""deliveryId":"alex/t/1-1""#) == true)
+        #expect(lines.first?.contains(#""deliveryId":"alex/t/1-1760000010""#) == true)
         try await Task.sleep(for: .milliseconds(200))
         #expect(server.log.contains("line=4"))
         #expect(server.log.contains("field=latitude"))

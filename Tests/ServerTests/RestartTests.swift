@@ -21,14 +21,14 @@ import Testing
             // The same fixes again: already processed, so dropped, and nothing fires.
             let again = try await client.execute(uri: "/v1/fixes", method: .post, body: ByteBuffer(string: firstHalf))
             #expect(again.text.hasPrefix(#"{"accepted":0,"rejected":2"#))
-            // Still inside: a further inside fix is no entry; leaving is an exit with the next deliveryId.
+            // Still inside: a further inside fix is no entry; leaving is an exit, its deliveryId from its own time.
             let more = [fixLine("d", 20, inside: true), fixLine("d", 30, inside: false)].joined(separator: "\n")
             _ = try await client.execute(uri: "/v1/fixes", method: .post, body: ByteBuffer(string: more))
         }
         let lines = try await server.sinkLines(atLeast: 2)
         #expect(lines.count == 2)
-        #expect(lines[0].contains(#""deliveryId":"alex/d/1-1""#) && lines[0].contains(#""event":"entry""#))
-        #expect(lines[1].contains(#""deliveryId":"alex/d/1-2""#) && lines[1].contains(#""event":"exit""#))
+        #expect(lines[0].contains(#""deliveryId":"alex/d/1-1760000010""#) && lines[0].contains(#""event":"entry""#))
+        #expect(lines[1].contains(#""deliveryId":"alex/d/1-1760000030""#) && lines[1].contains(#""event":"exit""#))
     }
 
     /// Event time: another device's fix moves the clock past a pending dwell, which completes. That device's new
@@ -65,7 +65,7 @@ import Testing
                          "region": {"type": "beacon", "id": "dock", "uuid": "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0"}}}
             """
         @Sendable func sighting(_ device: String, _ second: Int) -> String {
-            #"{"device": "\#(device)", "timestamp": \#(1_800_000_000 + second), "uuid": "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0", "major": 1, "minor": 2, "rssi": -60, "txPower": -59}"#
+            #"{"device": "\#(device)", "timestamp": \#(1_760_000_000 + second), "uuid": "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0", "major": 1, "minor": 2, "rssi": -60, "txPower": -59}"#
         }
         try await server.run(clock: .event) { client in
             _ = try await client.execute(uri: "/v1/requests/dock", method: .put, body: ByteBuffer(string: request))

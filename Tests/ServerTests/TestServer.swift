@@ -92,5 +92,5 @@ func requestJSON(_ identifier: String? = nil, repeats: Bool = true, title: Strin
 
 /// One NDJSON fix line, `second` after a fixed epoch, inside or well outside the circle.
 func fixLine(_ device: String, _ second: Int, inside: Bool) -> String {
-    #"{"device": "\#(device)", "timestamp": \#(1_800_000_000 + second), "latitude": \#(inside ? 52.5219 : 52.53), "longitude": 13.4132}"#
+    #"{"device": "\#(device)", "timestamp": \#(1_760_000_000 + second), "latitude": \#(inside ? 52.5219 : 52.53), "longitude": 13.4132}"#
 }

@@ -55,6 +55,31 @@ final class Harness {
         return emitted
     }
 
+    /// An observer's listening tick at `t`: it heard nothing more up to then.
+    @discardableResult
+    func listen(_ device: String, _ t: Double) -> [FiredNotification] {
+        var emitted: [FiredNotification] = []
+        engine.observerListening(device: device, at: Harness.time(t)) { emitted.append($0) }
+        out += emitted
+        return emitted
+    }
+
+    /// The end of input: every device falls silent.
+    @discardableResult
+    func finish() -> [FiredNotification] {
+        var emitted: [FiredNotification] = []
+        engine.finish { emitted.append($0) }
+        out += emitted
+        return emitted
+    }
+
+    /// A configuration with an explicit clock and allowed lateness.
+    static func configuration(_ clock: TriggerEngine.Configuration.Clock, lateness: Double?) -> TriggerEngine.Configuration {
+        var c = TriggerEngine.Configuration(clock: clock)
+        c.allowedLateness = lateness
+        return c
+    }
+
     static let epoch = Timestamp(year: 2026, month: 11, day: 20, hour: 8)
     static func time(_ t: Double) -> Timestamp { Timestamp(microseconds: epoch.microseconds + Int64(t * 1_000_000)) }
 

@@ -15,7 +15,7 @@ import Testing
         h.fix("truck-12", 0, 52.53, 13.405)
         let n = try #require(h.fix("truck-12", 2, 52.5201, 13.4049, accuracy: 8).first)
         #expect(n.jsonLine == """
-            {"identifier":"depot-north-arrivals","deliveryId":"depot-north-arrivals/truck-12/1-1","content":{"title":"Arrived at Depot North","subtitle":"truck-12","body":"truck-12 entered Depot North at 2026-11-20T08:00:02Z (B)","badge":1,"sound":"default","categoryIdentifier":"arrival","threadIdentifier":"depot-north","summaryArgument":"truck-12","userInfo":{"dock":"B","any":["JSON","value"]}},"trigger":{"type":"location","event":"entry","repeats":true,"region":{"type":"circle","id":"depot-north","name":"Depot North"}},"device":"truck-12","fix":{"timestamp":"2026-11-20T08:00:02Z","latitude":52.5201,"longitude":13.4049,"horizontalAccuracy":8},"firedAt":"2026-11-20T08:00:02Z"}
+            {"identifier":"depot-north-arrivals","deliveryId":"depot-north-arrivals/truck-12/1-1795161602","content":{"title":"Arrived at Depot North","subtitle":"truck-12","body":"truck-12 entered Depot North at 2026-11-20T08:00:02Z (B)","badge":1,"sound":"default","categoryIdentifier":"arrival","threadIdentifier":"depot-north","summaryArgument":"truck-12","userInfo":{"dock":"B","any":["JSON","value"]}},"trigger":{"type":"location","event":"entry","repeats":true,"region":{"type":"circle","id":"depot-north","name":"Depot North"}},"device":"truck-12","fix":{"timestamp":"2026-11-20T08:00:02Z","latitude":52.5201,"longitude":13.4049,"horizontalAccuracy":8},"firedAt":"2026-11-20T08:00:02Z"}
             """)
     }
 

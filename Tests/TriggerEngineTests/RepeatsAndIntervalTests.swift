@@ -40,7 +40,20 @@ import Testing
             return h.out.map(\.deliveryId)
         }
         let first = try run()
-        #expect(first == ["c/d/1-1", "c/d/1-2", "c/d/1-3"])
+        // identifier/device/revision-TIME: the firing's own time (Unix seconds), never a count across devices.
+        #expect(first == ["c/d/1-1795161601", "c/d/1-1795161602", "c/d/1-1795161603"])
         #expect(try run() == first)
+    }
+
+    @Test func deliveryIdsCarryFractionsAndAnOrdinalForTheSameInstant() throws {
+        let h = Harness()
+        try h.circle("a", lat: 0, lon: 0, radius: 100)
+        try h.circle("b", lat: 0, lon: 0, radius: 200)
+        h.fix("d", 0, 1, 1)
+        // Both requests fire for d at the same instant: the second is d's 2nd notification at that time.
+        let fired = h.fix("d", 1.25, 0, 0)
+        // One fix fires requests in the order they were added (slot order); the ordinal follows it.
+        #expect(fired.map(\.deliveryId) == ["a/d/1-1795161601.25", "b/d/2-1795161601.25-2"])
+        #expect(Set(h.out.map(\.deliveryId)).count == h.out.count)
     }
 }

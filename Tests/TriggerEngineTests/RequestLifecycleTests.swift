@@ -16,7 +16,7 @@ import Testing
         let exit = h.fix("d", 3, 1, 1)
         #expect(Harness.summary(exit) == ["exit:c:d"])
         // A new revision: delivery ids never repeat one of the replaced request.
-        #expect(exit.first?.deliveryId == "c/d/2-1")
+        #expect(exit.first?.deliveryId == "c/d/2-1795161603")
     }
 
     @Test func removeByIdentifiersAndRemoveAll() throws {

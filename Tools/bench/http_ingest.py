@@ -64,7 +64,7 @@ def main():
         def make_batches(c):
             r = random.Random(a.seed * 1000 + c)
             pos = [[lat0 + r.random() * span, lon0 + r.random() * span * 1.6] for _ in range(a.devices)]
-            t = 1_800_000_000.0
+            t = 1_760_000_000.0
             out = []
             for _ in range(a.warmup + a.batches):
                 lines = []

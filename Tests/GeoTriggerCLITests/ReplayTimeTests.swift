@@ -1,0 +1,61 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `replay` with per-device time: a file grouped by device, several files, or any interleaving of the devices'
+/// fixes give the same notifications as one file sorted by time, without `--sort-by-time`.
+@Suite struct ReplayTimeTests {
+    @Test(arguments: [3, 11])
+    func unsortedAndSeveralFilesGiveTheSortedReplay(seed: Int) throws {
+        let scenario = TimeScenario(seed: UInt64(seed), devices: 12, beacons: false)
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("replay-time-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        func write(_ name: String, _ inputs: [TimeScenario.Input]) throws -> String {
+            let path = dir.appendingPathComponent(name).path
+            try (inputs.map(\.jsonLine).joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+            return path
+        }
+        let regions = dir.appendingPathComponent("regions.json").path
+        try scenario.requestsJSON.write(toFile: regions, atomically: true, encoding: .utf8)
+        func replay(_ files: [String]) throws -> [String] {
+            let r = try CLIRunner.run(["replay", regions] + files)
+            #expect(r.status == 0, "\(r.stderr)")
+            #expect(r.stderr.contains("records rejected   0"), "\(r.stderr)")
+            return r.lines.compactMap(TimeScenario.key(jsonLine:)).sorted()
+        }
+        let sorted = try replay([try write("sorted.ndjson", scenario.sorted)])
+        #expect(sorted.count > 20)
+        #expect(sorted == (try scenario.run(scenario.sorted, lateness: nil)))
+        let grouped = try replay([try write("grouped.ndjson", scenario.streams.flatMap { $0 })])
+        #expect(TimeScenario.difference(grouped, sorted) == nil)
+        // Three files, each a random interleaving of a third of the devices.
+        let shuffled = scenario.interleaved(seed: UInt64(seed) &+ 9, maxDisorder: nil)
+        let files = try (0..<3).map { k in
+            try write("part-\(k).ndjson", shuffled.filter { Int($0.device.split(separator: "-").last!)! % 3 == k })
+        }
+        let several = try replay(files)
+        #expect(TimeScenario.difference(several, sorted) == nil)
+    }
+
+    @Test func farFutureFixIsRejectedAndTheDeviceGoesOn() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("replay-future-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let regions = dir.appendingPathComponent("regions.json").path
+        try #"[{"identifier":"c","trigger":{"region":{"type":"circle","id":"c","center":{"latitude":0,"longitude":0},"radius":100},"repeats":true}}]"#
+            .write(toFile: regions, atomically: true, encoding: .utf8)
+        let trace = dir.appendingPathComponent("t.ndjson").path
+        try """
+            {"device":"d","timestamp":"2026-11-20T08:00:00Z","latitude":1,"longitude":1}
+            {"device":"d","timestamp":"9999-12-31T23:59:59Z","latitude":0,"longitude":0}
+            {"device":"d","timestamp":"2026-11-20T08:00:10Z","latitude":0,"longitude":0}
+            """.write(toFile: trace, atomically: true, encoding: .utf8)
+        let r = try CLIRunner.run(["replay", regions, trace])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stderr.contains("future"), "\(r.stderr)")
+        // The real fix after it is not late: the entry fires.
+        #expect(r.lines.count == 1)
+        #expect(r.lines.first?.contains(#""event":"entry""#) == true)
+    }
+}
