@@ -55,6 +55,8 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ServeCommand.help("tls.certificate")) var tlsCertificate: String?
     @Option(help: ServeCommand.help("tls.key")) var tlsKey: String?
     @Option(help: ServeCommand.help("clock")) var clock: String?
+    @Option(help: ServeCommand.help("allowedLateness")) var allowedLateness: Double?
+    @Option(help: ServeCommand.help("maxFuture")) var maxFuture: Double?
     @Option(help: ServeCommand.help("logLevel")) var logLevel: String?
     @Option(help: ServeCommand.help("webhook.batch")) var webhookBatch: Int?
     @Option(help: ServeCommand.help("webhook.secretFile")) var webhookSecretFile: String?
@@ -96,6 +98,8 @@ struct ServeCommand: AsyncParsableCommand {
         put("outbox.maxAge", outboxMaxAge)
         put("ndjson.rotateBytes", ndjsonRotateBytes)
         put("ndjson.keep", ndjsonKeep)
+        put("allowedLateness", allowedLateness)
+        put("maxFuture", maxFuture)
         return f
     }
 

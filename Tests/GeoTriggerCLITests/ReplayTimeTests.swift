@@ -38,6 +38,26 @@ import Testing
         #expect(TimeScenario.difference(several, sorted) == nil)
     }
 
+    /// The issue's reproduction on the real bus trace (rows grouped by vehicle, time jumping back at each vehicle):
+    /// a 60 s dwell at the Petherick Road terminus. Before per-device time the grouped file gave 4 arrivals and
+    /// "dwells cancelled 6" (the next vehicle's fixes ran the global clock), the sorted one 10.
+    @Test(.enabled(if: CLIRunner.sharedDataAvailable, "skipped: needs ../shared/data (traces/route14_outbound.csv)"))
+    func busTraceGroupedByVehicleCompletesEveryDwell() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("replay-bus-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let regions = dir.appendingPathComponent("terminus.json").path
+        try #"[{"identifier":"terminus-dwell","content":{"title":"{device} at the terminus"},"trigger":{"region":{"type":"circle","id":"petherick-road","center":{"latitude":53.4619,"longitude":-2.8950},"radius":150},"repeats":true,"dwell":60,"notifyOnExit":false}}]"#
+            .write(toFile: regions, atomically: true, encoding: .utf8)
+        let trace = CLIRunner.sharedData.appendingPathComponent("traces/route14_outbound.csv").path
+        let grouped = try CLIRunner.run(["replay", regions, trace])
+        let sorted = try CLIRunner.run(["replay", regions, trace, "--sort-by-time"])
+        #expect(grouped.status == 0 && sorted.status == 0, "\(grouped.stderr)")
+        #expect(grouped.lines.count == 10)
+        #expect(!grouped.stderr.contains("dwells cancelled"), "\(grouped.stderr)")
+        #expect(grouped.lines.compactMap(TimeScenario.key(jsonLine:)).sorted() == sorted.lines.compactMap(TimeScenario.key(jsonLine:)).sorted())
+    }
+
     @Test func farFutureFixIsRejectedAndTheDeviceGoesOn() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("replay-future-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)

@@ -28,6 +28,18 @@ import Testing
         }
     }
 
+    @Test func timeSettingsReachTheEngine() async throws {
+        let defaults = try await ServeSettings.resolve(flags: [:], environment: [:], configFile: nil).configuration.engineConfiguration
+        #expect(defaults.allowedLateness == 60 && defaults.maximumFuture == 600)
+        let event = try await ServeSettings.resolve(flags: ["clock": .string("event")], environment: [:], configFile: nil)
+        #expect(event.configuration.engineConfiguration.maximumFuture == 31_622_400.0)
+        let set = try await ServeSettings.resolve(flags: ["allowedLateness": .number(5)],
+                                                  environment: ["GEOTRIGGER_MAX_FUTURE": "0"], configFile: nil)
+        #expect(set.configuration.engineConfiguration.allowedLateness == 5)
+        #expect(set.configuration.engineConfiguration.maximumFuture == nil)
+        #expect(await error(flags: ["allowedLateness": .number(-1)]).contains("allowedLateness must be a number of seconds ≥ 0"))
+    }
+
     @Test func defaultsApplyWithNothingSet() async throws {
         let r = try await ServeSettings.resolve(flags: [:], environment: [:], configFile: nil)
         #expect(r.configuration.databasePath == "./geotrigger.sqlite")
