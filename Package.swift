@@ -32,6 +32,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
     ],
     targets: [
         // C shims: module map + header only.
@@ -52,6 +53,14 @@ let package = Package(
         .target(name: "Beacons", dependencies: ["TriggerEngine", "CBluetooth"], swiftSettings: strict),
         // MQTT client over libmosquitto (the only code that touches it), topic templates and `mqtt://` sink specs.
         .target(name: "MQTT", dependencies: ["CMosquitto", "TriggerEngine"], swiftSettings: strict),
+        // The append-only journal: framed, checksummed records in segment files, group-committed fsyncs.
+        .target(
+            name: "Journal",
+            dependencies: [
+                .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict),
         .target(name: "ReplayReport", dependencies: ["TriggerEngine", "Geometry"], swiftSettings: strict),
         // SQLite schema, migrations and repositories: the service's durable state.
         .target(
@@ -121,6 +130,10 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["TriggerEngine"], path: "Tests/TestSupport", swiftSettings: strict),
 
         .testTarget(name: "GeometryTests", dependencies: ["Geometry"], swiftSettings: strict),
+        .testTarget(
+            name: "JournalTests",
+            dependencies: ["Journal", "TestSupport", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strict),
         .testTarget(
             name: "TriggerEngineTests",
             dependencies: ["TriggerEngine", "Geometry", "TestSupport", .product(name: "PropertyBased", package: "swift-property-based")],

@@ -1,0 +1,39 @@
+/// Reads a journal's records in order from a position, segment by segment (a service's journal, or a copy of one
+/// for `replay`). It reads what is on disk when each segment is opened and never writes: a torn tail ends the
+/// reading quietly, other damage throws with the file and offset.
+public struct JournalReader: Sendable {
+    public let directory: String
+    private var segments: [JournalSegment]
+    private var buffered: [(position: UInt64, offset: Int, record: JournalRecord)] = []
+    private var index = 0
+    private var from: UInt64
+
+    public init(directory: String, from position: UInt64 = 0) throws(JournalError) {
+        self.directory = directory
+        self.from = position
+        let all = try JournalSystem.segments(in: directory)
+        // Start at the last segment that begins at or before `position`.
+        let start = all.lastIndex { $0.firstPosition <= position } ?? 0
+        segments = Array(all[start...])
+    }
+
+    /// The next record, or nil at the end.
+    public mutating func next() throws(JournalError) -> (position: UInt64, record: JournalRecord)? {
+        while true {
+            if index < buffered.count {
+                let r = buffered[index]
+                index += 1
+                if r.position < from { continue }
+                return (r.position, r.record)
+            }
+            guard !segments.isEmpty else { return nil }
+            let segment = segments.removeFirst()
+            let scan = JournalSegment.scan(try JournalSystem.readAll(segment.path), firstPosition: segment.firstPosition)
+            if let problem = scan.problem, !(problem.tornTail && segments.isEmpty) {
+                throw .damaged(path: segment.path, offset: Int64(problem.offset), reason: problem.reason)
+            }
+            buffered = scan.records
+            index = 0
+        }
+    }
+}

@@ -1,0 +1,136 @@
+import SystemPackage
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One segment file: a 16-byte header (magic, then the position of its first record as UInt64 LE) and frames.
+/// Named by that position, zero-padded, so a directory listing sorts in journal order.
+struct JournalSegment: Sendable, Hashable {
+    static let magic: [UInt8] = Array("GTJRNL".utf8) + [0, 1]
+    static let headerSize = 16
+    static let suffix = ".journal"
+
+    var firstPosition: UInt64
+    var path: String
+
+    static func name(_ first: UInt64) -> String {
+        let digits = String(first)
+        return String(repeating: "0", count: max(0, 20 - digits.count)) + digits + suffix
+    }
+
+    static func header(_ first: UInt64) -> [UInt8] {
+        var h = magic
+        withUnsafeBytes(of: first.littleEndian) { h.append(contentsOf: $0) }
+        return h
+    }
+
+    /// What a scan of one segment's bytes found.
+    struct Scan {
+        var records: [(position: UInt64, offset: Int, record: JournalRecord)] = []
+        /// Where the last whole, valid frame ends.
+        var validEnd = JournalSegment.headerSize
+        /// The first bad frame, if any: its offset, what is wrong, and whether it can be a torn tail (nothing whole
+        /// after it: a write cut short by a crash).
+        var problem: (offset: Int, reason: String, tornTail: Bool)?
+    }
+
+    /// Reads every frame of `bytes` (the whole file), stopping at the first bad one.
+    static func scan(_ bytes: [UInt8], firstPosition: UInt64) -> Scan {
+        var scan = Scan()
+        bytes.withUnsafeBytes { b in
+            guard b.count >= headerSize, Array(b[0..<8]) == magic else {
+                scan.problem = (0, "not a GeoTrigger journal segment (bad header)", b.count < headerSize)
+                return
+            }
+            var position = firstPosition
+            var off = headerSize
+            while off < b.count {
+                let rest = b.count - off
+                guard rest >= JournalFrame.headerSize else {
+                    scan.problem = (off, "a frame header cut short (\(rest) bytes)", true)
+                    return
+                }
+                let length = Int(JournalFrame.u32(b, off)), crc = JournalFrame.u32(b, off + 4)
+                if length == 0 || length > JournalFrame.maximumBody {
+                    let zeros = b[off...].allSatisfy { $0 == 0 }
+                    scan.problem = (off, zeros ? "zeros to the end of the file" : "impossible frame length \(length)", zeros)
+                    return
+                }
+                guard rest >= JournalFrame.headerSize + length else {
+                    scan.problem = (off, "a frame of \(length) bytes runs past the end of the file", true)
+                    return
+                }
+                let body = UnsafeRawBufferPointer(rebasing: b[(off + 8)..<(off + 8 + length)])
+                let end = off + 8 + length
+                guard CRC32C.checksum(body) == crc else {
+                    scan.problem = (off, "checksum mismatch", end == b.count)
+                    return
+                }
+                scan.records.append((position, off, JournalRecord(kind: body[0], payload: Array(body[1...]))))
+                position += 1
+                off = end
+                scan.validEnd = off
+            }
+        }
+        return scan
+    }
+}
+
+/// The few system calls the journal needs beyond swift-system's FileDescriptor, with EINTR retried in one place.
+enum JournalSystem {
+    static func fsync(_ fd: FileDescriptor, path: String) throws(JournalError) {
+        while Glibc.fsync(fd.rawValue) != 0 {
+            if errno == EINTR { continue }
+            throw .io(operation: "fsync", path: path, reason: String(cString: strerror(errno)))
+        }
+    }
+
+    /// Makes a new or renamed entry of `directory` durable.
+    static func fsyncDirectory(_ directory: String) throws(JournalError) {
+        let fd: FileDescriptor
+        do { fd = try FileDescriptor.open(FilePath(directory), .readOnly) } catch {
+            throw .io(operation: "open", path: directory, reason: "\(error)")
+        }
+        defer { try? fd.close() }
+        try fsync(fd, path: directory)
+    }
+
+    static func readAll(_ path: String) throws(JournalError) -> [UInt8] {
+        do {
+            let fd = try FileDescriptor.open(FilePath(path), .readOnly)
+            return try fd.closeAfter {
+                let size = Int(try fd.seek(offset: 0, from: .end))
+                var out = [UInt8](repeating: 0, count: size)
+                var done = 0
+                while done < size {
+                    let n = try out.withUnsafeMutableBytes { try fd.read(fromAbsoluteOffset: Int64(done), into: UnsafeMutableRawBufferPointer(rebasing: $0[done...])) }
+                    if n == 0 { break }
+                    done += n
+                }
+                return Array(out[0..<done])
+            }
+        } catch let e as JournalError {
+            throw e
+        } catch {
+            throw .io(operation: "read", path: path, reason: "\(error)")
+        }
+    }
+
+    /// The segment files of `directory`, in journal order.
+    static func segments(in directory: String) throws(JournalError) -> [JournalSegment] {
+        guard let dir = opendir(directory) else {
+            throw .io(operation: "opendir", path: directory, reason: String(cString: strerror(errno)))
+        }
+        defer { closedir(dir) }
+        var out: [JournalSegment] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            guard name.hasSuffix(JournalSegment.suffix), let first = UInt64(name.dropLast(JournalSegment.suffix.count)) else { continue }
+            out.append(JournalSegment(firstPosition: first, path: directory + "/" + name))
+        }
+        return out.sorted { $0.firstPosition < $1.firstPosition }
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+import Journal
+import Logging
+import Testing
+
+/// What a crash or a bad disk leaves: a torn tail is cut off and logged; damage inside refuses to open with the file
+/// and offset, unless `recover`, which keeps what comes before it and moves the rest aside.
+@Suite struct JournalDamageTests {
+    let directory: String
+    let logger = Logger(label: "journal-damage-tests")
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("journal-damage-\(UUID().uuidString)").path
+    }
+
+    func write(_ n: Int, segmentBytes: Int = 64 << 20) async throws -> String {
+        let journal = try Journal(directory: directory, configuration: .init(segmentBytes: segmentBytes), logger: logger)
+        for k in 0..<n { try await journal.append([JournalTests.record(k)]) }
+        await journal.close()
+        return directory + "/" + (try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".journal") }.sorted().last!)
+    }
+
+    func append(_ bytes: [UInt8], to path: String) throws {
+        let h = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        try h.seekToEnd()
+        try h.write(contentsOf: Data(bytes))
+        try h.close()
+    }
+
+    func flip(_ path: String, at offset: Int) throws {
+        var data = try Data(contentsOf: URL(fileURLWithPath: path))
+        data[offset] ^= 0xFF
+        try data.write(to: URL(fileURLWithPath: path))
+    }
+
+    /// Frame size of `JournalTests.record(_:)`: 8 bytes of header, kind, 40 bytes of payload.
+    let frame = 49
+    let header = 16
+
+    @Test(arguments: [
+        ("a partial frame header", [UInt8](repeating: 7, count: 5)),
+        ("a frame cut short", [60, 0, 0, 0, 1, 2, 3, 4, 1, 9, 9]),
+        ("zeros", [UInt8](repeating: 0, count: 300)),
+    ] as [(String, [UInt8])])
+    func tornTailIsCutOffAndTheJournalGoesOn(what: String, tail: [UInt8]) async throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = try await write(10)
+        try append(tail, to: path)
+        let journal = try Journal(directory: directory, logger: logger)
+        let torn = try #require(journal.openReport.tornTail, "\(what)")
+        #expect(torn.offset == Int64(header + 10 * frame) && torn.bytes == Int64(tail.count))
+        #expect(await journal.nextPosition == 10)
+        #expect(try await journal.append([JournalTests.record(10)]) == 10..<11)
+        #expect(try JournalTests.readAll(directory).map(\.0) == Array(0..<11))
+    }
+
+    @Test func lastFrameWithABadChecksumIsATornTail() async throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = try await write(10)
+        try flip(path, at: header + 9 * frame + 20)
+        let journal = try Journal(directory: directory, logger: logger)
+        #expect(journal.openReport.tornTail?.reason == "checksum mismatch")
+        #expect(await journal.nextPosition == 9)
+    }
+
+    @Test func damageInsideRefusesToOpenWithFileAndOffset() async throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = try await write(10)
+        try flip(path, at: header + 3 * frame + 20)
+        #expect(throws: JournalError.damaged(path: path, offset: Int64(header + 3 * frame), reason: "checksum mismatch")) {
+            _ = try Journal(directory: directory, logger: logger)
+        }
+        // The reader refuses the same way: a replay never silently skips records.
+        #expect(throws: JournalError.self) { _ = try JournalTests.readAll(directory) }
+    }
+
+    @Test func recoverKeepsWhatComesBeforeTheDamageAndReportsTheRest() async throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        _ = try await write(40, segmentBytes: 600)  // several segments of 11 records
+        let first = directory + "/" + (try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".journal") }.sorted()[1])
+        try flip(first, at: header + 2 * frame + 30)
+        #expect(throws: JournalError.self) { _ = try Journal(directory: directory, logger: logger) }
+        let journal = try Journal(directory: directory, configuration: .init(segmentBytes: 600, recover: true), logger: logger)
+        let kept = await journal.nextPosition
+        #expect(kept == 11 + 2)  // the first segment whole, two records of the damaged one
+        #expect(journal.openReport.skipped.count >= 2)
+        #expect(journal.openReport.skipped.first?.contains("checksum mismatch") == true)
+        #expect(try await journal.append([JournalTests.record(99)]) == kept..<(kept + 1))
+        #expect(try JournalTests.readAll(directory).map(\.0) == Array(0...kept))
+        let aside = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.contains(".damaged") }
+        #expect(aside.count >= 2)
+    }
+}

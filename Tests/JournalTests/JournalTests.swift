@@ -1,0 +1,75 @@
+import Foundation
+import Journal
+import Logging
+import Testing
+
+/// The journal on a real file system: records come back in order with their positions, across reopening and
+/// segment rotation; concurrent appends share fsyncs.
+@Suite struct JournalTests {
+    let directory: String
+    let logger = Logger(label: "journal-tests")
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("journal-\(UUID().uuidString)").path
+    }
+
+    static func record(_ k: Int, size: Int = 40) -> JournalRecord {
+        JournalRecord(kind: UInt8(k % 5 + 1), payload: (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ k) })
+    }
+
+    static func readAll(_ directory: String, from: UInt64 = 0) throws -> [(UInt64, JournalRecord)] {
+        var reader = try JournalReader(directory: directory, from: from)
+        var out: [(UInt64, JournalRecord)] = []
+        while let r = try reader.next() { out.append((r.position, r.record)) }
+        return out
+    }
+
+    @Test func recordsComeBackInOrderAcrossReopenAndRotation() async throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let journal = try Journal(directory: directory, configuration: .init(segmentBytes: 1024), logger: logger)
+        var positions: [Range<UInt64>] = []
+        for k in 0..<50 { positions.append(try await journal.append([Self.record(2 * k), Self.record(2 * k + 1, size: 100)])) }
+        #expect(positions.first == 0..<2 && positions.last == 98..<100)
+        await journal.close()
+        let segments = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".journal") }
+        #expect(segments.count > 3)  // 7,900 bytes of frames in 1 KiB segments
+        let reopened = try Journal(directory: directory, configuration: .init(segmentBytes: 1024), logger: logger)
+        #expect(await reopened.nextPosition == 100)
+        #expect(reopened.openReport.tornTail == nil && reopened.openReport.records == 100)
+        #expect(try await reopened.append([Self.record(100)]) == 100..<101)
+        let all = try Self.readAll(directory)
+        #expect(all.map(\.0) == Array(0..<101))
+        #expect(all.map(\.1) == (0..<101).map { Self.record($0, size: $0 % 2 == 0 || $0 == 100 ? 40 : 100) })
+        // Reading from a position skips what comes before it.
+        #expect(try Self.readAll(directory, from: 57).map(\.0) == Array(57..<101))
+    }
+
+    @Test func concurrentAppendsShareFsyncs() async throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let journal = try Journal(directory: directory, logger: logger)
+        let appends = 400
+        try await withThrowingTaskGroup(of: Range<UInt64>.self) { group in
+            for k in 0..<appends { group.addTask { try await journal.append([Self.record(k)]) } }
+            var seen = Set<UInt64>()
+            for try await r in group { seen.formUnion(r) }
+            #expect(seen == Set(0..<UInt64(appends)))
+        }
+        let s = await journal.statistics
+        #expect(s.appends == appends)
+        // Every append waited for an fsync covering it, and many shared one.
+        #expect(s.fsyncs < appends / 2, "fsyncs \(s.fsyncs) for \(appends) appends")
+        print("journal group commit: \(appends) concurrent appends, \(s.fsyncs) fsyncs")
+        #expect(await journal.durablePosition == UInt64(appends))
+    }
+
+    @Test func droppedSegmentsAreGoneAndTheRestReads() async throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let journal = try Journal(directory: directory, configuration: .init(segmentBytes: 1024), logger: logger)
+        for k in 0..<60 { try await journal.append([Self.record(k)]) }
+        try await journal.dropSegments(before: 40)
+        let first = await journal.firstPosition
+        #expect(first > 0 && first <= 40)
+        #expect(try Self.readAll(directory, from: 40).map(\.0) == Array(40..<60))
+        #expect(try Self.readAll(directory).first?.0 == first)
+    }
+}
