@@ -195,6 +195,8 @@ actor SinkWorker {
     }
 
     private var pendingSettlements: [Settlement] = []
+    /// Acknowledgement commits that failed in a row (the store refused them).
+    private var failedSettlements = 0
     private var committing = false
 
     /// Stores the batch's outcome, then drops it from memory; false (the lane stops and retries later) when the
@@ -226,9 +228,13 @@ actor SinkWorker {
             let cursor = lowest.map { $0 - 1 } ?? readThrough ?? 0
             let result = await Self.store(outcomes, cursor: cursor, sink: sink.name, allSinks: allSinks, in: store)
             let now = Timestamp.wallClock()
+            // The file refusing acknowledgements is no reason to deliver the same entries twice a second forever:
+            // back off as for a failing sink, up to the longest retry wait.
+            if case .failure = result { failedSettlements += 1 } else { failedSettlements = 0 }
+            let backoff = retry.delay(attempt: failedSettlements, retryAfter: nil)
             for item in items {
                 guard case .success = result else {
-                    retryAt[item.key] = .now + retry.initial
+                    retryAt[item.key] = .now + backoff
                     item.done.resume(returning: false)
                     continue
                 }
@@ -249,8 +255,9 @@ actor SinkWorker {
             switch result {
             case .success(let deleted): if deleted > 0 { pressure.refresh(from: store) }
             case .failure(let error):
-                logger.error("cannot store acknowledgements; will deliver again", metadata: ["error": "\(error)"])
-                wake(after: retry.initial)
+                logger.error("cannot store acknowledgements; will deliver again", metadata: [
+                    "error": "\(error)", "attempt": "\(failedSettlements)", "retryIn": "\(backoff)"])
+                wake(after: backoff)
             }
         }
         committing = false

@@ -18,6 +18,7 @@ struct APIRoutes: Sendable {
         router.get("/healthz") { _, _ in Self.json(#"{"status":"ok"}"#) }
         router.get("/readyz") { _, _ in
             if let reason = await host.failureReason { throw Problem.unavailable(reason) }
+            if let reason = host.store.unhealthyReason { throw Problem.unavailable(reason) }
             return Self.json(#"{"status":"ready"}"#)
         }
         router.get("/metrics") { _, _ in

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Logging
+import Synchronization
 
 /// The service's durable state: one SQLite file in WAL mode (readers never block the writer), migrated to the
 /// current schema when opened.
@@ -10,6 +11,9 @@ import Logging
 public final class Store: Sendable {
     let pool: DatabasePool
     let logger: Logger
+    /// Why the file cannot be trusted right now (a write failed with corruption, I/O error or a full disk); nil
+    /// while healthy. `/readyz` answers 503 with it.
+    private let unhealthy = Mutex<String?>(nil)
 
     public let path: String
 
@@ -22,16 +26,48 @@ public final class Store: Sendable {
             // FULL: a committed batch survives power loss too, not only a killed process.
             try db.execute(sql: "PRAGMA synchronous = FULL")
         }
-        self.pool = try DatabasePool(path: path, configuration: configuration)
+        do {
+            self.pool = try DatabasePool(path: path, configuration: configuration)
+        } catch {
+            throw StoreError.cannotOpen(path: path, reason: "\(error)")
+        }
         self.logger = logger
         self.path = path
+        // A damaged page is found now, not when the first acknowledgement fails to commit: refuse to start.
+        let problems: [String]
+        do {
+            problems = try pool.read { db in try String.fetchAll(db, sql: "PRAGMA quick_check(20)") }
+        } catch {
+            throw StoreError.damaged(path: path, problems: ["\(error)"])
+        }
+        guard problems == ["ok"] else { throw StoreError.damaged(path: path, problems: problems) }
         try Schema.migrator.migrate(pool)
         logger.debug("opened store", metadata: ["path": "\(path)"])
     }
 
-    /// Runs `body` in one write transaction: it commits when `body` returns and rolls back when it throws.
+    /// Nil while healthy; else why the file cannot be trusted (the last write's failure).
+    public var unhealthyReason: String? { unhealthy.withLock { $0 } }
+
+    /// Runs `body` in one write transaction: it commits when `body` returns and rolls back when it throws. A failure
+    /// of the file itself (corruption, I/O, full disk) marks the store unhealthy until a write succeeds again.
     public func write<T>(_ body: (Database) throws -> T) throws -> T {
-        try pool.write(body)
+        do {
+            let result = try pool.write(body)
+            if unhealthy.withLock({ $0 != nil }) { unhealthy.withLock { $0 = nil } }
+            return result
+        } catch let error as DatabaseError where Self.isStorageFailure(error.resultCode) {
+            let reason = "the database file \(path) failed: \(error.message ?? "\(error.resultCode)")"
+            let first = unhealthy.withLock { old in
+                defer { old = reason }
+                return old == nil
+            }
+            if first { logger.critical("storage unhealthy", metadata: ["path": "\(path)", "error": "\(error)"]) }
+            throw error
+        }
+    }
+
+    static func isStorageFailure(_ code: ResultCode) -> Bool {
+        [.SQLITE_CORRUPT, .SQLITE_NOTADB, .SQLITE_IOERR, .SQLITE_FULL, .SQLITE_CANTOPEN, .SQLITE_READONLY].contains(code.primaryResultCode)
     }
 
     /// Runs `body` on a read-only snapshot, concurrently with writes.
