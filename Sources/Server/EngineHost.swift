@@ -218,13 +218,12 @@ public actor EngineHost {
     /// settled (exits fire on time, not an allowed lateness later). Committed only when something fired or changed.
     public func observerListening(device: String, at time: Timestamp) throws(Problem) {
         try checkHealthy()
-        let deadlines = engine.pendingDeadlines
+        // Its state changes only if one of its deadlines comes due (the wall clock does not move here).
+        let due = engine.nextDeadline(ofDevice: device).map { $0 <= time } ?? false
         var fired: [FiredNotification] = []
         engine.observerListening(device: device, at: time) { fired.append($0) }
-        let changed = passed(deadlines)
-        guard !fired.isEmpty || !changed.isEmpty || deadlines.contains(where: { $0.device == device && $0.deadline <= time })
-        else { return }
-        try commitBatch(touched: changed.union([device]), fired: fired)
+        guard due || !fired.isEmpty else { return }
+        try commitBatch(touched: [device], fired: fired)
     }
 
     /// A scanner started listening as observer `device` at `time` (`serve --bluetooth`): once it has listened for a

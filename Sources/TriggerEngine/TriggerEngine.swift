@@ -139,6 +139,11 @@ public final class TriggerEngine {
     /// heard for a whole exit timeout counts as outside and a first sighting after that is an entry.
     public func observerStarted(device: String, at time: Timestamp) { core.observerStarted(device: device, at: time) }
 
+    /// The device's earliest pending dwell or beacon-exit deadline, if any.
+    public func nextDeadline(ofDevice name: String) -> Timestamp? {
+        core.existingDevice(name).flatMap { core.nextDeadline(device: $0)?.deadline }
+    }
+
     /// A device's standing with the requests it is in.
     public func status(ofDevice name: String) -> DeviceStatus? { core.status(ofDevice: name) }
 }
