@@ -97,6 +97,12 @@ public final class MQTTSink: NotificationSink {
         }
     }
 
+    /// Without a connection now there will be none before the process exits: publishes waiting for the broker
+    /// (up to their timeout each) fail at once and stay in the outbox. A connected client is left to finish.
+    public func shutdownStarted() async {
+        if !client.isConnected { await client.close() }
+    }
+
     /// Disconnects; publishes waiting for the broker fail (retryably).
     public func close() async {
         await client.close()

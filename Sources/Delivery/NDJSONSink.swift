@@ -10,6 +10,11 @@ import Synchronization
 /// to standard output. A file rotates by size: before a write would take it past `rotateBytes`, PATH becomes
 /// PATH.1, PATH.1 becomes PATH.2 … up to PATH.keep (the oldest beyond it is removed), and a new PATH starts. A
 /// single batch larger than the bound goes whole into a fresh file.
+///
+/// The file only ever grows by whole, fsync'd batches: the sink keeps the length of its last acknowledged line, and
+/// a write or fsync that fails (a full disk) cuts the file back to it before the failure is reported, so the retry
+/// appends after a complete line, never after a fragment. Opening cuts a fragment a crash left behind the same way
+/// (its entries were never acknowledged and are delivered again).
 public final class NDJSONSink: NotificationSink {
     public let name: String
     let path: String
@@ -17,7 +22,9 @@ public final class NDJSONSink: NotificationSink {
     private let file: Mutex<File>
 
     struct File {
+        /// -1 while closed (a rotation that could not open the new file): the next delivery opens it.
         var fd: Int32
+        /// The last good length: everything up to here is complete, fsync'd lines.
         var size: Int
     }
 
@@ -28,46 +35,60 @@ public final class NDJSONSink: NotificationSink {
         if path == "-" {
             file = Mutex(File(fd: STDOUT_FILENO, size: 0))
         } else {
-            file = Mutex(try Self.openFile(path, sink: name))
+            file = Mutex(try Self.openFile(path))
         }
     }
 
     deinit {
         let fd = file.withLock { $0.fd }
-        if path != "-" { close(fd) }
+        if path != "-", fd >= 0 { close(fd) }
     }
 
-    static func openFile(_ path: String, sink: String) throws(DeliveryFailure) -> File {
-        let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw .retryable(reason: "cannot open \(path): errno \(errno)", after: nil) }
-        var st = stat()
-        let size = fstat(fd, &st) == 0 ? Int(st.st_size) : 0
-        return File(fd: fd, size: size)
+    static func openFile(_ path: String) throws(DeliveryFailure) -> File {
+        let fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw .retryable(reason: "cannot open \(path): \(errorText())", after: nil) }
+        do throws(DeliveryFailure) {
+            let size = try lastCompleteLine(fd, path: path)
+            try truncate(fd, to: size, path: path)
+            // A file just created must survive a crash too: its directory entry is made durable before any line
+            // in it counts as delivered.
+            syncDirectory(of: path)
+            return File(fd: fd, size: size)
+        } catch {
+            close(fd)
+            throw error
+        }
     }
 
     /// Writes the lines in order; returns once they are durable (files) or handed to the OS (stdout). A failed
-    /// write (a full disk) is retryable: the dispatcher tries again and nothing is lost meanwhile.
+    /// write (a full disk) is retryable: the file is cut back to its last good length, the dispatcher tries again
+    /// and nothing is lost meanwhile.
     public func deliver(_ entries: [OutboxEntry]) async throws(DeliveryFailure) {
         var bytes: [UInt8] = []
         for e in entries {
             bytes.append(contentsOf: e.json.utf8)
             bytes.append(UInt8(ascii: "\n"))
         }
+        if path == "-" {
+            try Self.writeAll(STDOUT_FILENO, bytes, path: path)
+            return
+        }
         try file.withLock { (f: inout File) throws(DeliveryFailure) in
-            if path != "-", options.rotateBytes > 0, f.size > 0, f.size + bytes.count > options.rotateBytes {
+            if f.fd < 0 { f = try Self.openFile(path) }
+            // A cut that failed earlier is retried before anything is appended.
+            try Self.truncate(f.fd, to: f.size, path: path)
+            if options.rotateBytes > 0, f.size > 0, f.size + bytes.count > options.rotateBytes {
                 try rotate(&f)
             }
-            var offset = 0
-            while offset < bytes.count {
-                let n = bytes.withUnsafeBytes { write(f.fd, $0.baseAddress! + offset, $0.count - offset) }
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    throw .retryable(reason: "write to \(path) failed: errno \(errno)", after: nil)
-                }
-                offset += n
-                f.size += n
+            do throws(DeliveryFailure) {
+                try Self.writeAll(f.fd, bytes, path: path)
+                guard fsync(f.fd) == 0 else { throw .retryable(reason: "fsync of \(path) failed: \(Self.errorText())", after: nil) }
+            } catch {
+                // Cut the fragment now; if even that fails, the next delivery cuts it before writing.
+                try? Self.truncate(f.fd, to: f.size, path: path)
+                throw error
             }
-            if path != "-", fsync(f.fd) != 0 { throw .retryable(reason: "fsync of \(path) failed: errno \(errno)", after: nil) }
+            f.size += bytes.count
         }
     }
 
@@ -77,11 +98,65 @@ public final class NDJSONSink: NotificationSink {
             for k in stride(from: options.keep - 1, through: 1, by: -1) { rename("\(path).\(k)", "\(path).\(k + 1)") }
         }
         guard rename(path, "\(path).1") == 0 else {
-            throw .retryable(reason: "cannot rotate \(path): errno \(errno)", after: nil)
+            throw .retryable(reason: "cannot rotate \(path): \(Self.errorText())", after: nil)
         }
         close(f.fd)
         // Until the new file is open, writes fail (retryably) rather than go to the rotated one.
         f.fd = -1
-        f = try Self.openFile(path, sink: name)
+        f.size = 0
+        f = try Self.openFile(path)
+    }
+
+    static func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) throws(DeliveryFailure) {
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw .retryable(reason: "write to \(path) failed: \(errorText())", after: nil)
+            }
+            offset += n
+        }
+    }
+
+    /// Cuts the file to `size` when it is longer (a torn write); no-op otherwise.
+    static func truncate(_ fd: Int32, to size: Int, path: String) throws(DeliveryFailure) {
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { throw .retryable(reason: "cannot stat \(path): \(errorText())", after: nil) }
+        guard Int(st.st_size) > size else { return }
+        guard ftruncate(fd, off_t(size)) == 0, fsync(fd) == 0 else {
+            throw .retryable(reason: "cannot cut \(path) back to its last complete line (\(size) bytes): \(errorText())", after: nil)
+        }
+    }
+
+    /// The length up to and including the last newline: what a crash mid-write leaves after it is a fragment.
+    static func lastCompleteLine(_ fd: Int32, path: String) throws(DeliveryFailure) -> Int {
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { throw .retryable(reason: "cannot stat \(path): \(errorText())", after: nil) }
+        var end = Int(st.st_size)
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while end > 0 {
+            let start = max(0, end - buffer.count)
+            let n = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress!, end - start, off_t(start)) }
+            guard n == end - start else { throw .retryable(reason: "cannot read \(path): \(errorText())", after: nil) }
+            if let k = buffer[0..<n].lastIndex(of: UInt8(ascii: "\n")) { return start + k + 1 }
+            end = start
+        }
+        return 0
+    }
+
+    /// fsync of the folder holding `path`, so a created or renamed file's name survives a crash. Best effort: some
+    /// filesystems refuse it, and the data itself is already durable.
+    static func syncDirectory(of path: String) {
+        let folder = path.lastIndex(of: "/").map { String(path[..<$0]) }.map { $0.isEmpty ? "/" : $0 } ?? "."
+        let fd = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { return }
+        _ = fsync(fd)
+        close(fd)
+    }
+
+    static func errorText() -> String {
+        let code = errno
+        return "\(String(cString: strerror(code))) (errno \(code))"
     }
 }

@@ -15,6 +15,15 @@ public protocol NotificationSink: Sendable {
     /// busy or slow) and `.permanent` when it will not (the peer refuses these entries); the latter become dead
     /// letters.
     func deliver(_ entries: [OutboxEntry]) async throws(DeliveryFailure)
+
+    /// The service is shutting down: deliveries in flight, and the last pass over the outbox, come next. A sink
+    /// that cannot deliver now (its peer is unreachable) should make them fail at once rather than each wait for
+    /// its timeout; what it does not take stays in the outbox for the next start.
+    func shutdownStarted() async
+}
+
+extension NotificationSink {
+    public func shutdownStarted() async {}
 }
 
 /// Why a sink did not take entries.

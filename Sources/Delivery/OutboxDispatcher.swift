@@ -34,6 +34,7 @@ public final class OutboxDispatcher: Service, Sendable {
     /// After `run` has returned (shutdown): one more delivery pass over every sink, each batch tried once, so what
     /// the last batches fired leaves before the process does. True when every sink took everything.
     public func drain() async -> Bool {
+        for w in workers { await w.configured.sink.shutdownStarted() }
         var complete = true
         for w in workers where await !w.flush() { complete = false }
         return complete
@@ -67,6 +68,8 @@ public final class OutboxDispatcher: Service, Sendable {
         } onGracefulShutdown: {
             signal.finish()
             for w in workers { w.finish() }
+            // Deliveries in flight to an unreachable sink fail now instead of holding the shutdown for their timeout.
+            Task { for w in workers { await w.configured.sink.shutdownStarted() } }
         }
     }
 }

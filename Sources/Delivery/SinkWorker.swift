@@ -75,10 +75,9 @@ actor SinkWorker {
         retryAt = [:]
         queued = 0
         readThrough = nil
-        var complete = true
         while true {
             refill()
-            guard queued > 0 else { return complete }
+            guard queued > 0 else { return true }
             for key in lanes.keys.sorted() {
                 while let batch = lanes[key].map({ Array($0.prefix(configured.batchSize)) }), !batch.isEmpty {
                     do {
@@ -94,11 +93,12 @@ actor SinkWorker {
                             guard await settle(key, Array(batch[outcome.refused]), dead: (status, response)) else { return false }
                             continue
                         }
-                        logger.warning("shutdown: delivery failed; left in the outbox for the next start", metadata: [
+                        // A sink that fails now (a broker or webhook that is down) would fail every other lane
+                        // too, each after its own timeout: shutdown would take a timeout per device. The rest
+                        // stays in the outbox for the next start.
+                        logger.warning("shutdown: delivery failed; this sink's undelivered entries stay in the outbox for the next start", metadata: [
                             "device": "\(batch[0].device)", "reason": "\(error)"])
-                        complete = false
-                        queued -= lanes[key]?.count ?? 0
-                        lanes[key] = nil
+                        return false
                     }
                 }
                 lanes[key] = nil

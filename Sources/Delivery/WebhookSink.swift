@@ -18,8 +18,17 @@ public struct WebhookSink: NotificationSink {
     /// Kept in a dead letter: enough to see what the peer objected to.
     static let responseExcerpt = 2048
 
-    /// Uses the process-wide shared HTTP client (its pool reuses connections; it needs no shutdown).
-    public init(url: String, name: String, options: WebhookOptions, client: HTTPClient = .shared) {
+    /// A process-wide client like AsyncHTTPClient's shared one (its pool reuses connections; it lives as long as
+    /// the process and needs no shutdown), except that a connection that cannot be established fails the request
+    /// at once: the outbox's backoff (`--retry-initial`) decides when to try again, not the pool retrying inside
+    /// the request until `--webhook-timeout`, which made a refused connection look like a 10 s hang per attempt.
+    public static let defaultClient: HTTPClient = {
+        var configuration = HTTPClient.Configuration.singletonConfiguration
+        configuration.connectionPool.retryConnectionEstablishment = false
+        return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+    }()
+
+    public init(url: String, name: String, options: WebhookOptions, client: HTTPClient = WebhookSink.defaultClient) {
         self.name = name
         self.url = url
         self.options = options

@@ -105,7 +105,22 @@ struct FixFields {
         return Timestamp(microseconds: Int64(micro))
     }
 
+    /// Longest device id accepted, in UTF-8 bytes: ids are keys of state rows, metrics and logs, not payloads.
+    static let maximumDeviceBytes = 256
+
     static func device(_ v: RawValue, _ key: FixField, _ rules: FixRules, _ defaultDevice: String?) throws(FieldProblem)
+        -> String
+    {
+        let device = try anyDevice(v, key, rules, defaultDevice)
+        guard device.utf8.count <= maximumDeviceBytes else {
+            throw FieldProblem(field: rules.names[key],
+                               reason: "the device id is \(device.utf8.count) bytes long; at most \(maximumDeviceBytes) are accepted",
+                               kind: IngestError.Kind.deviceTooLong)
+        }
+        return device
+    }
+
+    private static func anyDevice(_ v: RawValue, _ key: FixField, _ rules: FixRules, _ defaultDevice: String?) throws(FieldProblem)
         -> String
     {
         func field() -> String { rules.names[key] }

@@ -2,10 +2,32 @@ import TriggerEngine
 
 /// The NDJSON fast path: reads a line holding one JSON object without allocating, picking out the fix fields by key
 /// and validating (not building) nested values of other keys. Returns false as soon as the line is anything else
-/// (string escapes, nesting deeper than 64, malformed text) so the caller can fall back to `JSONParser`, which decides
-/// validity and reports errors. It never accepts a line the full parser would reject.
+/// (string escapes, bytes above 0x7F, a repeated key, a nested non-empty object, nesting deeper than 64, malformed
+/// text) so the caller can fall back to `JSONParser`, which decides validity and reports errors. It never accepts a
+/// line the full parser would reject.
 enum FlatJSONScanner {
+    /// Keys remembered per line to find a repeated one; a line with more goes to the full parser.
+    static let maximumKeys = 32
+
     static func scanFix(_ b: UnsafeRawBufferPointer, into fields: inout FixFields) -> Bool {
+        withUnsafeTemporaryAllocation(of: Range<Int>.self, capacity: maximumKeys) { keys in
+            scanFix(b, into: &fields, keys: keys)
+        }
+    }
+
+    /// Whether the key at `range` already occurred at one of `keys` (raw bytes: the fast path has no escapes).
+    @inline(__always)
+    static func isRepeated(_ b: UnsafeRawBufferPointer, _ range: Range<Int>, _ keys: UnsafeMutableBufferPointer<Range<Int>>, count: Int) -> Bool {
+        next: for k in 0..<count where keys[k].count == range.count {
+            let other = keys[k].lowerBound
+            for j in 0..<range.count where b[other + j] != b[range.lowerBound + j] { continue next }
+            return true
+        }
+        return false
+    }
+
+    static func scanFix(_ b: UnsafeRawBufferPointer, into fields: inout FixFields, keys: UnsafeMutableBufferPointer<Range<Int>>) -> Bool {
+        var keyCount = 0
         let n = b.count
         var i = 0
         skipSpace(b, &i)
@@ -24,6 +46,9 @@ enum FlatJSONScanner {
             let keyStart = i
             guard let keyEnd = stringEnd(b, &i) else { return false }
             let key = UnsafeRawBufferPointer(rebasing: b[keyStart..<keyEnd])
+            guard keyCount < keys.count, !isRepeated(b, keyStart..<keyEnd, keys, count: keyCount) else { return false }
+            keys[keyCount] = keyStart..<keyEnd
+            keyCount += 1
             skipSpace(b, &i)
             guard i < n, b[i] == UInt8(ascii: ":") else { return false }
             i += 1
@@ -94,7 +119,8 @@ enum FlatJSONScanner {
                         k += 1
                         depth -= 1
                     } else {
-                        if isObject { guard memberName(b, &k) else { return false } }
+                        // An object with members may repeat a key: the full parser decides.
+                        if isObject { return false }
                         continue
                     }
                 } else if c == 34 {
@@ -168,8 +194,8 @@ enum FlatJSONScanner {
             let quote = w ^ (ones &* 0x22)
             let slash = w ^ (ones &* 0x5C)
             // The classic "has a zero byte" and "has a byte below 0x20" tests: no false negatives; a false positive
-            // only sends this word to the exact byte loop below.
-            let special = ((quote &- ones) & ~quote | (slash &- ones) & ~slash | (w &- ones &* 0x20) & ~w) & high
+            // only sends this word to the exact byte loop below. A byte above 0x7F (`w & high`) goes there too.
+            let special = ((quote &- ones) & ~quote | (slash &- ones) & ~slash | (w &- ones &* 0x20) & ~w | w) & high
             if special != 0 { break }
             k += 8
         }
@@ -179,7 +205,8 @@ enum FlatJSONScanner {
                 i = k + 1
                 return k
             }
-            if c == 92 || c < 0x20 { return nil }
+            // Non-ASCII text is left to the full parser, which checks it is UTF-8.
+            if c == 92 || c < 0x20 || c >= 0x80 { return nil }
             k += 1
         }
         return nil

@@ -6,6 +6,12 @@ extension IngestError {
     public enum Kind {
         /// The record is not well-formed JSON (the reason gives the byte offset within the line).
         public static let malformedJSON = "malformed-json"
+        /// A JSON object names the same key twice (the field is its path): refused rather than read one way or another.
+        public static let duplicateKey = "duplicate-key"
+        /// Text that is not UTF-8: refused, never replaced (two different ids must not become one).
+        public static let invalidUTF8 = "invalid-utf8"
+        /// A device id longer than `FixFields.maximumDeviceBytes`.
+        public static let deviceTooLong = "device-too-long"
         /// A CSV record breaks RFC 4180 quoting.
         public static let malformedCSV = "malformed-csv"
         /// A required field is absent or null.

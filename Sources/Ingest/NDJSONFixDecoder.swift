@@ -99,8 +99,12 @@ func parseRecord(_ bytes: UnsafeRawBufferPointer) throws(FieldProblem) -> JSONVa
     do {
         return try JSONParser.parse(bytes)
     } catch {
+        if let path = error.duplicateKeyPath {
+            throw FieldProblem(field: path, reason: "\(error.reason) at byte \(error.offset) of the line: a key may occur once",
+                               kind: IngestError.Kind.duplicateKey)
+        }
         throw FieldProblem(field: nil, reason: "malformed JSON at byte \(error.offset) of the line: \(error.reason)",
-                           kind: IngestError.Kind.malformedJSON)
+                           kind: error.isInvalidUTF8 ? IngestError.Kind.invalidUTF8 : IngestError.Kind.malformedJSON)
     }
 }
 

@@ -1,3 +1,4 @@
+import Delivery
 import Hummingbird
 import Ingest
 import Storage
@@ -9,6 +10,7 @@ struct APIRoutes: Sendable {
     let host: EngineHost
     let store: Store
     let limit: Int
+    let pressure: OutboxPressure
     let metricsText: (@Sendable () -> [UInt8])?
 
     static let defaultPageSize = 100
@@ -33,9 +35,9 @@ struct APIRoutes: Sendable {
         v1.post("requests") { request, _ in try await post(request) }
         v1.get("requests") { request, _ in try list(request) }
         v1.get("requests/delivered") { _, _ in try delivered() }
-        v1.get("requests/:identifier") { _, context in try get(try context.parameters.require("identifier")) }
+        v1.get("requests/:identifier") { _, context in try get(try PathParameter.require("identifier", context)) }
         v1.delete("requests/:identifier") { _, context in
-            let id = try context.parameters.require("identifier")
+            let id = try PathParameter.require("identifier", context)
             guard try await host.remove([id]) == [id] else { throw Self.noRequest(id) }
             return Response(status: .noContent)
         }
@@ -48,14 +50,16 @@ struct APIRoutes: Sendable {
             w.endArray(); w.endObject()
             return Self.json(w.bytes)
         }
-        v1.post("fixes") { request, _ in
+        // Everything that can fire notifications, behind the outbox's back-pressure: decided by the route matched.
+        let ingestRoutes = router.group("v1").add(middleware: BackPressureMiddleware(pressure: pressure))
+        ingestRoutes.post("fixes") { request, _ in
             var reader = IngestReader(decoder: NDJSONFixDecoder(source: "request"), limit: limit) { batch async throws(Problem) in
                 try await host.process(fixes: batch.map { (line: $0.line, fix: $0.record) })
             }
             reader.coalesce = true
             return try await ingest(request, &reader)
         }
-        v1.post("sightings") { request, _ in
+        ingestRoutes.post("sightings") { request, _ in
             var reader = IngestReader(decoder: NDJSONSightingDecoder(source: "request"), limit: limit) { batch async throws(Problem) in
                 try await host.process(sightings: batch.map { (line: $0.line, sighting: $0.record) })
             }
@@ -63,7 +67,7 @@ struct APIRoutes: Sendable {
             return try await ingest(request, &reader)
         }
         v1.get("devices/:device") { _, context in
-            let name = try context.parameters.require("device")
+            let name = try PathParameter.require("device", context)
             guard let status = await host.status(ofDevice: name) else {
                 throw Problem(.notFound, title: "Unknown device", detail: "no state for device '\(name)'")
             }
@@ -74,7 +78,7 @@ struct APIRoutes: Sendable {
     // MARK: Requests
 
     private func put(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
-        let id = try context.parameters.require("identifier")
+        let id = try PathParameter.require("identifier", context)
         var json = try await body(request)
         guard var object = json.objectValue else {
             throw Problem(.badRequest, title: "Malformed request", detail: "expected a request object, found \(json.kindName)")

@@ -7,12 +7,19 @@ struct BearerTokenMiddleware<Context: RequestContext>: RouterMiddleware {
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         if request.uri.path == "/healthz" { return try await next(request, context) }
-        let header = request.headers[.authorization] ?? ""
-        let prefix = "Bearer "
-        guard header.hasPrefix(prefix), Self.constantTimeEqual(Array(header.utf8.dropFirst(prefix.utf8.count)), token) else {
+        guard let credentials = Self.bearerCredentials(request.headers[.authorization] ?? ""), Self.constantTimeEqual(credentials, token) else {
             throw Problem(.unauthorized, title: "Unauthorized", detail: "a valid bearer token is required")
         }
         return try await next(request, context)
+    }
+
+    /// The token of `Bearer TOKEN`; the scheme is case-insensitive (RFC 9110 §11.1), one or more spaces follow it.
+    static func bearerCredentials(_ header: String) -> [UInt8]? {
+        let bytes = Array(header.utf8)
+        let scheme = Array("bearer".utf8)
+        guard bytes.count > scheme.count, bytes[scheme.count] == UInt8(ascii: " ") else { return nil }
+        for k in 0..<scheme.count where bytes[k] | 0x20 != scheme[k] { return nil }
+        return Array(bytes[scheme.count...].drop { $0 == UInt8(ascii: " ") })
     }
 
     /// Compares every byte of the longer input, so timing reveals at most the length.

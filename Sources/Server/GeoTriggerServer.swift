@@ -1,8 +1,12 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Delivery
 import Hummingbird
 import HummingbirdCore
 import HummingbirdTLS
 import Logging
+import NIOCore
 import NIOSSL
 import ServiceLifecycle
 import Storage
@@ -15,6 +19,8 @@ public struct GeoTriggerServer: Sendable {
     let dispatcher: OutboxDispatcher
     let ticker: ClockTicker?
     let tls: TLSConfiguration?
+    /// `configuration.host` resolved, checked and bound as this numeric address.
+    let listenAddress: SocketAddress
     let metricsText: (@Sendable () -> [UInt8])?
     let logger: Logger
 
@@ -22,9 +28,20 @@ public struct GeoTriggerServer: Sendable {
     /// - Parameter metricsText: renders `/metrics` (the executable's Prometheus registry); nil answers 404.
     public init(configuration: ServerConfiguration, logger: Logger, metricsText: (@Sendable () -> [UInt8])? = nil) throws {
         try configuration.validate()
-        // Certificates first: a bad one must fail before the database is touched.
+        self.listenAddress = try configuration.listenAddress()
+        // Certificates and addresses first: a bad one must fail before the database is touched.
         self.tls = try Self.loadTLS(configuration)
-        let store = try Store(path: configuration.databasePath, logger: logger)
+        try Self.checkAvailable(listenAddress, name: "the API on \(configuration.host):\(configuration.port)")
+        for case .tcp(let host, let port, _) in configuration.inputs {
+            try Self.checkAvailable(try ServerConfiguration.resolve(host, port: port, what: "the TCP input"),
+                                    name: "the TCP input on \(host):\(port)")
+        }
+        let store: Store
+        do {
+            store = try Store(path: configuration.databasePath, logger: logger)
+        } catch {
+            throw ServerConfigurationError(reason: "cannot open the database \(configuration.databasePath): \(Self.folderProblem(configuration.databasePath) ?? "\(error)")")
+        }
         self.configuration = configuration
         self.host = try EngineHost(store: store, configuration: configuration.engineConfiguration, logger: logger)
         let sinks = try configuration.sinks.map { sink throws(DeliveryFailure) in try sink.makeSink(configuration.delivery) }
@@ -33,6 +50,50 @@ public struct GeoTriggerServer: Sendable {
         self.ticker = configuration.clock == .wall ? ClockTicker(host: host, logger: logger) : nil
         self.metricsText = metricsText
         self.logger = logger
+        if connectionLimit < configuration.connections.maximumConnections {
+            logger.warning("http.maxConnections lowered below the descriptor limit", metadata: [
+                "configured": "\(configuration.connections.maximumConnections)", "effective": "\(connectionLimit)"])
+        }
+    }
+
+    /// `http.maxConnections`, lowered below the process's descriptor limit: the database, the sinks and the
+    /// inputs need descriptors too, and a server out of descriptors cannot even answer a health probe.
+    var connectionLimit: Int {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < rlim_t(Int32.max) else {
+            return configuration.connections.maximumConnections
+        }
+        let available = max(1, Int(clamping: limit.rlim_cur) - Self.reservedDescriptors)
+        return min(configuration.connections.maximumConnections, available)
+    }
+
+    /// Descriptors kept for everything but HTTP connections.
+    static let reservedDescriptors = 64
+
+    /// Fails when `address` cannot be bound (a port in use, an address not on this machine), naming it: the
+    /// listener binds only once the engine is restored, and its error would name neither.
+    static func checkAvailable(_ address: SocketAddress, name: String) throws(ServerConfigurationError) {
+        guard address.port != 0 else { return }
+        let family: Int32 = switch address { case .v6: AF_INET6; default: AF_INET }
+        let fd = socket(family, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return }
+        defer { close(fd) }
+        var on: Int32 = 1
+        _ = setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<Int32>.size))
+        let rc = address.withSockAddr { bind(fd, $0, socklen_t($1)) }
+        if rc != 0 {
+            let code = errno
+            throw ServerConfigurationError(reason: "cannot listen for \(name) (\(address)): \(String(cString: strerror(code))) (errno \(code))")
+        }
+    }
+
+    /// Why SQLite cannot create a database at `path`, when it is its folder: missing or not a folder.
+    static func folderProblem(_ path: String) -> String? {
+        let folder = path.lastIndex(of: "/").map { String(path[..<$0]) }.map { $0.isEmpty ? "/" : $0 } ?? "."
+        var st = stat()
+        if stat(folder, &st) != 0 { return "its folder \(folder) does not exist" }
+        if st.st_mode & S_IFMT != S_IFDIR { return "\(folder) is not a folder" }
+        return nil
     }
 
     static func loadTLS(_ configuration: ServerConfiguration) throws -> TLSConfiguration? {
@@ -57,11 +118,11 @@ public struct GeoTriggerServer: Sendable {
     public func makeRouter() -> Router<BasicRequestContext> {
         let router = Router(context: BasicRequestContext.self)
         router.add(middleware: ProblemMiddleware())
-        if let token = configuration.token, !token.isEmpty {
+        if let token = configuration.effectiveToken {
             router.add(middleware: BearerTokenMiddleware(token: Array(token.utf8)))
         }
-        router.add(middleware: BackPressureMiddleware(pressure: dispatcher.pressure))
-        APIRoutes(host: host, store: host.store, limit: configuration.maximumBodyBytes, metricsText: metricsText).register(on: router)
+        APIRoutes(host: host, store: host.store, limit: configuration.maximumBodyBytes, pressure: dispatcher.pressure,
+                  metricsText: metricsText).register(on: router)
         OutboxRoutes(store: host.store, dispatcher: dispatcher, signal: host.outboxSignal).register(on: router)
         return router
     }
@@ -74,10 +135,15 @@ public struct GeoTriggerServer: Sendable {
     }
 
     private func application(services: [any Service], onServerRunning: @escaping @Sendable (Int) async -> Void) throws -> some ApplicationProtocol {
-        Application(
+        let limits = configuration.connections, logger = logger
+        let http1 = HTTPServerBuilder.http1(configuration: .init(additionalChannelHandlers: [ConnectionGuard(limits: limits, logger: logger)]))
+        return Application(
             router: makeRouter(),
-            server: try tls.map { tls throws -> HTTPServerBuilder in try .tls(.http1(), tlsConfiguration: tls) } ?? .http1(),
-            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "geotrigger"),
+            server: try tls.map { tls throws -> HTTPServerBuilder in try .tls(http1, tlsConfiguration: tls) } ?? http1,
+            // The numeric address the loopback check saw: a name is not resolved a second time.
+            configuration: .init(address: .hostname(listenAddress.ipAddress ?? configuration.host, port: configuration.port),
+                                 serverName: "geotrigger",
+                                 availableConnectionsDelegate: MaximumAvailableConnections(connectionLimit, logger: logger)),
             services: services,
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? 0) },
             logger: logger)

@@ -26,7 +26,14 @@ struct OutboxRoutes: Sendable {
     }
 
     private func status(_ request: Request) throws -> Response {
-        let limit = request.uri.queryParameters.get("deadLetters").flatMap { Int($0) } ?? Self.defaultDeadLetters
+        // A value that is not an integer is refused, never read as the default.
+        let given = request.uri.queryParameters.get("deadLetters").map { String($0) }
+        let limit = try given.map { t throws(Problem) -> Int in
+            guard let n = Int(t) else {
+                throw Problem(.badRequest, title: "Bad limit", detail: "deadLetters must be an integer, got '\(t)'")
+            }
+            return n
+        } ?? Self.defaultDeadLetters
         guard (0...Self.maximumDeadLetters).contains(limit) else {
             throw Problem(.badRequest, title: "Bad limit", detail: "deadLetters must be 0…\(Self.maximumDeadLetters)")
         }

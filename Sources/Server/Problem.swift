@@ -1,4 +1,5 @@
 import Hummingbird
+import NIOHTTP1
 import TriggerEngine
 
 /// An RFC 9457 problem document (`application/problem+json`): every error the API returns is one of these, with a
@@ -20,6 +21,13 @@ public struct Problem: HTTPResponseError, Sendable {
     }
 
     public func response(from request: Request, context: some RequestContext) throws -> Response {
+        var headers: HTTPFields = [.contentType: "application/problem+json"]
+        if let retryAfter { headers[.retryAfter] = String(retryAfter) }
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+
+    /// The document's JSON.
+    var bytes: [UInt8] {
         var w = JSONWriter(capacity: 256)
         w.beginObject()
         w.field("type", "about:blank")
@@ -28,13 +36,19 @@ public struct Problem: HTTPResponseError, Sendable {
         w.field("detail", detail)
         for (k, v) in extensions { w.field(k, v) }
         w.endObject()
-        var headers: HTTPFields = [.contentType: "application/problem+json"]
-        if let retryAfter { headers[.retryAfter] = String(retryAfter) }
-        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: w.bytes)))
+        return w.bytes
     }
 
     static func malformedJSON(_ error: JSONParser.Error) -> Problem {
-        Problem(.badRequest, title: "Malformed JSON", detail: "the body is not valid JSON: \(error)")
+        // Well-formed but ambiguous: the body could be read two ways, so it is not read at all.
+        if let path = error.duplicateKeyPath {
+            return Problem(.unprocessableContent, title: "Duplicate key",
+                           detail: "\(error.reason) at byte \(error.offset): each key may occur once in an object", extensions: [("path", path)])
+        }
+        if error.isInvalidUTF8 {
+            return Problem(.badRequest, title: "Invalid UTF-8", detail: "the body is not UTF-8 text: \(error)")
+        }
+        return Problem(.badRequest, title: "Malformed JSON", detail: "the body is not valid JSON: \(error)")
     }
 
     static func invalidRequest(_ error: RequestError) -> Problem {
@@ -53,5 +67,22 @@ public struct Problem: HTTPResponseError, Sendable {
 
     static func unavailable(_ reason: String) -> Problem {
         Problem(.serviceUnavailable, title: "Storage unavailable", detail: reason)
+    }
+}
+
+extension Problem {
+    /// A request the HTTP parser refused: its body ended early (the client closed the connection), a chunk size is
+    /// not hexadecimal, a header or the URI is too long, the method is unknown.
+    static func malformedHTTP(_ error: HTTPParserError) -> Problem {
+        let detail: String
+        switch error {
+        case .invalidEOFState: detail = "the request ended before its body was complete (the connection closed mid-body)"
+        case .invalidChunkSize: detail = "a chunk of the body has an invalid size line (expected hexadecimal digits)"
+        case .headerOverflow: detail = "the request line or headers are longer than this server accepts"
+        case .invalidMethod: detail = "unknown request method"
+        default: detail = "the request is not valid HTTP/1.1: \(error)"
+        }
+        let status: HTTPResponse.Status = error == .headerOverflow ? .requestHeaderFieldsTooLarge : .badRequest
+        return Problem(status, title: "Malformed HTTP request", detail: detail)
     }
 }

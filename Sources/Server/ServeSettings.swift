@@ -22,6 +22,14 @@ public enum ServeSettings {
               help: "Bearer token clients must send; required on a non-loopback address. Environment or file only."),
         .init("tokenFile", flag: "token-file", .string, default: nil, help: "File holding the bearer token (overrides GEOTRIGGER_TOKEN)."),
         .init("maxBodyBytes", flag: "max-body-bytes", .integer, default: "16777216", help: "Largest request body accepted, in bytes."),
+        .init("http.headerTimeout", flag: "http-header-timeout", .number, default: "10",
+              help: "Seconds a new connection has to send a complete request head; then it is closed."),
+        .init("http.bodyTimeout", flag: "http-body-timeout", .number, default: "60",
+              help: "Seconds a request's body may take after its head; then it is answered 408."),
+        .init("http.idleTimeout", flag: "http-idle-timeout", .number, default: "60",
+              help: "Seconds a keep-alive connection may wait for its next request; then it is closed."),
+        .init("http.maxConnections", flag: "http-max-connections", .integer, default: "512",
+              help: "HTTP connections open at once; more wait in the listen backlog until one closes."),
         .init("tls.certificate", flag: "tls-certificate", .string, default: nil,
               help: "PEM certificate chain: with --tls-key, serve HTTPS only."),
         .init("tls.key", flag: "tls-key", .string, default: nil, help: "PEM private key of --tls-certificate."),
@@ -222,6 +230,7 @@ public enum ServeSettings {
             guard n > 0 else { throw fail("maxBodyBytes", "the body size limit must be a positive number of bytes, got \(n)") }
             c.maximumBodyBytes = n
         }
+        c.connections = try connections(values, fail: fail)
         if let clock = string("clock") {
             guard let value = ServerConfiguration.Clock(rawValue: clock) else { throw fail("clock", "unknown clock '\(clock)': use wall or event") }
             c.clock = value
@@ -240,7 +249,12 @@ public enum ServeSettings {
         if let future = try nonNegativeSeconds("maxFuture") { c.maximumFuture = future == 0 ? .unbounded : .seconds(future) }
         c.tlsCertificatePath = string("tls.certificate")
         c.tlsKeyPath = string("tls.key")
-        c.token = string("token")
+        if let token = string("token") {
+            // White space around a token is a copy-and-paste accident, and a blank one nobody could send.
+            let trimmed = token.trimmingWhitespace
+            guard !trimmed.isEmpty else { throw fail("token", "the bearer token is empty or white space only") }
+            c.token = trimmed
+        }
         if let file = string("tokenFile") {
             let bytes: [UInt8]
             do { bytes = try readFile(file) } catch { throw fail("tokenFile", "cannot read the token file: \(error)") }
@@ -264,20 +278,38 @@ public enum ServeSettings {
 }
 
 extension ServeSettings {
+    /// Positive seconds below a billion, as a Duration; nil when unset.
+    static func seconds(_ key: String, _ values: [String: (value: ConfigContent, origin: String)],
+                        fail: (String, String) -> ServerConfigurationError) throws(ServerConfigurationError) -> Duration? {
+        let d: Double
+        switch values[key]?.value {
+        case .double(let x)?: d = x
+        case .int(let n)?: d = Double(n)
+        default: return nil
+        }
+        guard d.isFinite, d > 0, d < 1e9 else { throw fail(key, "\(key) must be a positive number of seconds, got \(d)") }
+        return .milliseconds(Int64((d * 1000).rounded()))
+    }
+
+    /// The HTTP server's timeouts and connection bound.
+    static func connections(_ values: [String: (value: ConfigContent, origin: String)],
+                            fail: (String, String) -> ServerConfigurationError) throws(ServerConfigurationError) -> ConnectionLimits {
+        var limits = ConnectionLimits()
+        if let t = try seconds("http.headerTimeout", values, fail: fail) { limits.headerTimeout = t }
+        if let t = try seconds("http.bodyTimeout", values, fail: fail) { limits.bodyTimeout = t }
+        if let t = try seconds("http.idleTimeout", values, fail: fail) { limits.idleTimeout = t }
+        if case .int(let n)? = values["http.maxConnections"]?.value {
+            guard n >= 1 else { throw fail("http.maxConnections", "http.maxConnections must be at least 1, got \(n)") }
+            limits.maximumConnections = n
+        }
+        return limits
+    }
+
     /// The delivery settings; the webhook secret is read from its file here, so a bad path stops the start.
     static func delivery(_ values: [String: (value: ConfigContent, origin: String)],
                          fail: (String, String) -> ServerConfigurationError) throws(ServerConfigurationError) -> DeliveryConfiguration {
         func integer(_ key: String) -> Int? { if case .int(let n)? = values[key]?.value { n } else { nil } }
-        func seconds(_ key: String) throws(ServerConfigurationError) -> Duration? {
-            let d: Double
-            switch values[key]?.value {
-            case .double(let x)?: d = x
-            case .int(let n)?: d = Double(n)
-            default: return nil
-            }
-            guard d.isFinite, d > 0, d < 1e9 else { throw fail(key, "\(key) must be a positive number of seconds, got \(d)") }
-            return .milliseconds(Int64((d * 1000).rounded()))
-        }
+        func seconds(_ key: String) throws(ServerConfigurationError) -> Duration? { try Self.seconds(key, values, fail: fail) }
         var d = DeliveryConfiguration()
         if let n = integer("outbox.maxEntries") { d.maximumEntries = n }
         if let t = try seconds("outbox.maxAge") { d.maximumAge = t }

@@ -1,5 +1,6 @@
 import Delivery
 import MQTT
+import NIOCore
 import TriggerEngine
 
 /// What `geotrigger serve` was asked to do. Defaults are the documented ones.
@@ -25,6 +26,8 @@ public struct ServerConfiguration: Sendable {
     public var tlsKeyPath: String?
     /// NDJSON streams read besides HTTP (standard input, TCP listeners).
     public var inputs: [InputConfiguration]
+    /// Timeouts and the connection bound of the HTTP server.
+    public var connections = ConnectionLimits()
 
     public enum FutureBound: Sendable, Equatable {
         /// 10 minutes ahead of wall time, or 366 days ahead of the watermark with the event clock.
@@ -70,19 +73,51 @@ public struct ServerConfiguration: Sendable {
         self.inputs = inputs
     }
 
-    /// Whether the listen address only accepts connections from this machine.
-    public var isLoopback: Bool { Self.isLoopback(host) }
+    /// The address the API binds: `host` resolved the way the listener would (the first address), so the loopback
+    /// check and the bind see the same address, whatever the name's text says.
+    public func listenAddress() throws(ServerConfigurationError) -> SocketAddress {
+        try Self.resolve(host, port: port, what: "the listen address")
+    }
 
-    static func isLoopback(_ host: String) -> Bool {
-        host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
+    static func resolve(_ host: String, port: Int, what: String) throws(ServerConfigurationError) -> SocketAddress {
+        do {
+            return try SocketAddress.makeAddressResolvingHost(host, port: port)
+        } catch {
+            throw ServerConfigurationError(reason: "\(what) \(host):\(port) cannot be resolved: \(error)")
+        }
+    }
+
+    /// Whether connections to `address` can only come from this machine: 127.0.0.0/8, ::1 or IPv4-mapped 127/8.
+    public static func isLoopback(_ address: SocketAddress) -> Bool {
+        guard let ip = address.ipAddress else { return false }
+        switch address {
+        case .v4: return ip.hasPrefix("127.")
+        case .v6: return ip == "::1" || ip.hasPrefix("::ffff:127.")
+        default: return false
+        }
+    }
+
+    /// The token, unless it is blank (white space only counts as none: nobody could send it).
+    var effectiveToken: String? {
+        guard let token, !token.trimmingWhitespace.isEmpty else { return nil }
+        return token
     }
 
     /// Refuses a configuration that would expose the API unauthenticated.
     public func validate() throws(ServerConfigurationError) {
-        if !isLoopback, (token ?? "").isEmpty {
-            throw ServerConfigurationError(reason: "listening on \(host) (not loopback) needs a bearer token: set GEOTRIGGER_TOKEN or --token-file")
+        if let token, token.trimmingWhitespace.isEmpty, !token.isEmpty {
+            throw ServerConfigurationError(reason: "the bearer token is blank (white space only): nobody could send it")
+        }
+        let address = try listenAddress()
+        if !Self.isLoopback(address), effectiveToken == nil {
+            throw ServerConfigurationError(
+                reason: "listening on \(host) (\(address.ipAddress ?? "?"), not loopback) needs a bearer token: set GEOTRIGGER_TOKEN or --token-file")
         }
         if maximumBodyBytes <= 0 { throw ServerConfigurationError(reason: "the body size limit must be positive") }
+        if connections.headerTimeout <= .zero || connections.bodyTimeout <= .zero || connections.idleTimeout <= .zero {
+            throw ServerConfigurationError(reason: "the HTTP header, body and idle timeouts must be positive")
+        }
+        if connections.maximumConnections < 1 { throw ServerConfigurationError(reason: "the HTTP connection limit must be at least 1") }
         do { try delivery.validate() } catch { throw ServerConfigurationError(reason: error.reason) }
         if Set(sinks.map(\.name)).count != sinks.count { throw ServerConfigurationError(reason: "a sink is configured twice") }
         if (tlsCertificatePath == nil) != (tlsKeyPath == nil) {
@@ -90,8 +125,11 @@ public struct ServerConfiguration: Sendable {
         }
         for input in inputs {
             // The stream inputs have no authentication of their own.
-            if case .tcp(let host, _, _) = input, !Self.isLoopback(host) {
-                throw ServerConfigurationError(reason: "the TCP input \(input.name) must listen on a loopback address: it has no authentication (forward it with ssh or stunnel)")
+            if case .tcp(let host, let port, _) = input {
+                let address = try Self.resolve(host, port: port, what: "the TCP input")
+                if !Self.isLoopback(address) {
+                    throw ServerConfigurationError(reason: "the TCP input \(input.name) must listen on a loopback address (\(host) is \(address.ipAddress ?? "?")): it has no authentication (forward it with ssh or stunnel)")
+                }
             }
         }
         if inputs.filter({ if case .stdin = $0 { true } else { false } }).count > 1 {

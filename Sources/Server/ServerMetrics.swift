@@ -18,4 +18,15 @@ struct ServerMetrics: Sendable {
     func rejected(_ reason: String, count: Int = 1) {
         Counter(label: "geotrigger_rejections_total", dimensions: [("reason", reason)]).increment(by: count)
     }
+
+    /// Requests answered with a 4xx problem (malformed HTTP or JSON, a body over the limit, cut off or too slow,
+    /// an unknown route or request…), by status.
+    func clientError(status: Int) {
+        Counter(label: "geotrigger_http_client_errors_total", dimensions: [("status", String(status))]).increment()
+    }
+
+    /// Connections closed (header, idle) or answered 408 (body) for taking too long.
+    func connectionTimeout(_ phase: String) {
+        Counter(label: "geotrigger_http_timeouts_total", dimensions: [("phase", phase)]).increment()
+    }
 }

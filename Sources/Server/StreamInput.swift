@@ -26,9 +26,14 @@ struct StreamInput: Service {
     }
 
     private func listen(host address: String, port: Int) async throws {
+        // Resolved once: the loopback check is about the very address bound, not the name's text.
+        let resolved = try ServerConfiguration.resolve(address, port: port, what: "the TCP input")
+        guard ServerConfiguration.isLoopback(resolved) else {
+            throw ServerConfigurationError(reason: "the TCP input \(input.name) resolves to \(resolved), not a loopback address")
+        }
         let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
-            .bind(host: address, port: port) { child in
+            .bind(to: resolved) { child in
                 child.eventLoop.makeCompletedFuture {
                     try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: child)
                 }

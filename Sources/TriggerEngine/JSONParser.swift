@@ -3,7 +3,28 @@ public struct JSONParser {
     public struct Error: Swift.Error, Sendable, CustomStringConvertible {
         public var offset: Int
         public var reason: String
-        public var description: String { "at byte \(offset): \(reason)" }
+        /// Set for a key that occurs twice in one object: the key's path (`trigger.region.radius`, `[1].device`).
+        public var duplicateKeyPath: String?
+        /// The text is not UTF-8 (rather than not JSON).
+        public var isInvalidUTF8: Bool { reason.hasPrefix(Self.invalidUTF8) }
+        static let invalidUTF8 = "invalid UTF-8"
+        public var description: String {
+            duplicateKeyPath.map { "at byte \(offset): \(reason) (at \($0))" } ?? "at byte \(offset): \(reason)"
+        }
+
+        public init(offset: Int, reason: String, duplicateKeyPath: String? = nil) {
+            self.offset = offset
+            self.reason = reason
+            self.duplicateKeyPath = duplicateKeyPath
+        }
+
+        /// The same error seen from the enclosing value: its key or index goes in front of the path.
+        func inside(_ component: String) -> Error {
+            guard let path = duplicateKeyPath else { return self }
+            var e = self
+            e.duplicateKeyPath = component + (path.hasPrefix("[") ? "" : ".") + path
+            return e
+        }
     }
 
     /// Nesting deeper than this is refused rather than risking the stack on hostile input.
@@ -52,17 +73,27 @@ public struct JSONParser {
         case UInt8(ascii: "{"):
             i += 1
             var members: [(key: String, value: JSONValue)] = []
+            // Keys seen, once the object is too large for a linear search to be cheap.
+            var keys: Set<String>?
             skipWhitespace()
             if i < b.count, b[i] == UInt8(ascii: "}") { i += 1; return .object(members) }
             while true {
                 skipWhitespace()
                 guard i < b.count, b[i] == UInt8(ascii: "\"") else { throw fail("expected a member name in quotes") }
+                let keyStart = i
                 let key = try string()
+                // One rule for every input: a repeated key is refused, never read as its first or last value.
+                if members.count < 16 ? members.contains(where: { $0.key == key }) : !(keys!.insert(key).inserted) {
+                    throw Error(offset: keyStart, reason: "duplicate key '\(key)'", duplicateKeyPath: key)
+                }
+                if members.count == 15 { keys = Set(members.map(\.key) + [key]) }
                 skipWhitespace()
                 guard i < b.count, b[i] == UInt8(ascii: ":") else { throw fail("expected ':' after member name") }
                 i += 1
                 skipWhitespace()
-                members.append((key, try value(depth: depth + 1)))
+                let member: JSONValue
+                do { member = try value(depth: depth + 1) } catch { throw error.inside(key) }
+                members.append((key, member))
                 skipWhitespace()
                 guard i < b.count else { throw fail("unexpected end of input inside an object") }
                 if b[i] == UInt8(ascii: ",") { i += 1; continue }
@@ -76,7 +107,7 @@ public struct JSONParser {
             if i < b.count, b[i] == UInt8(ascii: "]") { i += 1; return .array(items) }
             while true {
                 skipWhitespace()
-                items.append(try value(depth: depth + 1))
+                do { items.append(try value(depth: depth + 1)) } catch { throw error.inside("[\(items.count)]") }
                 skipWhitespace()
                 guard i < b.count else { throw fail("unexpected end of input inside an array") }
                 if b[i] == UInt8(ascii: ",") { i += 1; continue }
@@ -135,22 +166,35 @@ public struct JSONParser {
     mutating func string() throws(Error) -> String {
         i += 1  // opening quote
         let start = i
-        // Fast path: no escapes.
+        // Fast path: no escapes. Bytes above 0x7F are checked as UTF-8 once the string's end is known.
+        var ascii = true
         while i < b.count {
             let c = b[i]
             if c == UInt8(ascii: "\"") {
-                let s = String(decoding: UnsafeRawBufferPointer(rebasing: b[start..<i]), as: UTF8.self)
+                let bytes = UnsafeRawBufferPointer(rebasing: b[start..<i])
+                if !ascii, let bad = UTF8Validation.firstInvalidByte(in: bytes) {
+                    throw Error(offset: start + bad, reason: Error.invalidUTF8 + " in a string")
+                }
+                let s = String(decoding: bytes, as: UTF8.self)
                 i += 1
                 return s
             }
             if c == UInt8(ascii: "\\") { break }
             if c < 0x20 { throw fail("control character inside a string") }
+            if c >= 0x80 { ascii = false }
             i += 1
         }
         var out = [UInt8](UnsafeRawBufferPointer(rebasing: b[start..<i]))
         while i < b.count {
             let c = b[i]
-            if c == UInt8(ascii: "\"") { i += 1; return String(decoding: out, as: UTF8.self) }
+            if c == UInt8(ascii: "\"") {
+                // Escapes only ever add well-formed UTF-8: a bad byte is the input's.
+                if let bad = UTF8Validation.firstInvalidByte(in: out) {
+                    throw Error(offset: start, reason: Error.invalidUTF8 + " in a string (byte \(bad) of its text)")
+                }
+                i += 1
+                return String(decoding: out, as: UTF8.self)
+            }
             if c < 0x20 { throw fail("control character inside a string") }
             if c != UInt8(ascii: "\\") { out.append(c); i += 1; continue }
             i += 1

@@ -52,6 +52,10 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ServeCommand.help("bluetooth")) var bluetooth: String?
     @Option(help: ServeCommand.help("tokenFile")) var tokenFile: String?
     @Option(help: ServeCommand.help("maxBodyBytes")) var maxBodyBytes: Int?
+    @Option(help: ServeCommand.help("http.headerTimeout")) var httpHeaderTimeout: Double?
+    @Option(help: ServeCommand.help("http.bodyTimeout")) var httpBodyTimeout: Double?
+    @Option(help: ServeCommand.help("http.idleTimeout")) var httpIdleTimeout: Double?
+    @Option(help: ServeCommand.help("http.maxConnections")) var httpMaxConnections: Int?
     @Option(help: ServeCommand.help("tls.certificate")) var tlsCertificate: String?
     @Option(help: ServeCommand.help("tls.key")) var tlsKey: String?
     @Option(help: ServeCommand.help("clock")) var clock: String?
@@ -87,6 +91,10 @@ struct ServeCommand: AsyncParsableCommand {
         put("logLevel", logLevel)
         func put(_ key: String, _ value: Int?) { if let value { f[key] = .integer(value) } }
         func put(_ key: String, _ value: Double?) { if let value { f[key] = .number(value) } }
+        put("http.headerTimeout", httpHeaderTimeout)
+        put("http.bodyTimeout", httpBodyTimeout)
+        put("http.idleTimeout", httpIdleTimeout)
+        put("http.maxConnections", httpMaxConnections)
         put("webhook.batch", webhookBatch)
         put("webhook.secretFile", webhookSecretFile)
         put("webhook.signatureHeader", webhookSignatureHeader)

@@ -59,6 +59,14 @@ import TriggerEngine
         #expect(Self.lines(path) == [Self.entry(3).json])
     }
 
+    @Test func openingCutsAFragmentACrashLeftBehind() async throws {
+        let path = try Self.directory().appendingPathComponent("out.ndjson").path
+        // A crash mid-write: one whole line, then part of the next (never acknowledged, so delivered again).
+        try Data((Self.entry(1).json + "\n" + Self.entry(2).json.prefix(40)).utf8).write(to: URL(fileURLWithPath: path))
+        try await NDJSONSink(path: path, name: "n").deliver([Self.entry(2), Self.entry(3)])
+        #expect(Self.lines(path) == [1, 2, 3].map { Self.entry($0).json })
+    }
+
     @Test func unwritablePathIsRetryable() throws {
         #expect {
             try NDJSONSink(path: "/nonexistent-dir/out.ndjson", name: "n")

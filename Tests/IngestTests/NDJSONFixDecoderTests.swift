@@ -156,11 +156,24 @@ import TriggerEngine
         #expect(decode(decoder, line(depth: 600)).kinds == ["malformed-json"])
     }
 
-    @Test func unknownKeysAreIgnoredAndLaterDuplicatesWinOnBothPaths() {
+    @Test func unknownKeysAreIgnoredAndDuplicatesAreRefusedOnBothPaths() {
+        #expect(decode(decoder, #"{"x":true,"device":"a","timestamp":1,"latitude":1,"longitude":3,"y":null}"#).fixes.count == 1)
+        // A repeated key is read neither way (issue 12.8): refused with its path, on the fast and the full parser alike.
         let fast = decode(decoder, #"{"x":true,"device":"a","timestamp":1,"latitude":1,"latitude":2,"longitude":3,"y":null}"#)
         let slow = decode(decoder, #"{"x":[true],"device":"a","timestamp":1,"latitude":1,"latitude":2,"longitude":3}"#)
-        #expect(fast.fixes.map(\.latitude) == [2])
-        #expect(slow == fast)
+        let unknown = decode(decoder, #"{"device":"a","timestamp":1,"latitude":1,"longitude":3,"y":1,"y":2}"#)
+        let nested = decode(decoder, #"{"device":"a","timestamp":1,"latitude":1,"longitude":3,"y":{"z":1,"z":2}}"#)
+        #expect(fast.kinds == ["duplicate-key"] && slow.kinds == ["duplicate-key"])
+        #expect(unknown.kinds == ["duplicate-key"] && nested.kinds == ["duplicate-key"])
+        #expect(fast.errors.first?.field == "latitude" && nested.errors.first?.field == "y.z")
+    }
+
+    @Test func invalidUTF8IsRefusedOnBothPaths() {
+        var line = Array(#"{"device":"x"#.utf8) + [0xFF] + Array(#"","timestamp":1,"latitude":1,"longitude":3}"#.utf8)
+        #expect(decode(decoder, line).kinds == ["invalid-utf8"])
+        line = Array(#"{"device":"\u00e9x"#.utf8) + [0xC3, 0x28] + Array(#"","timestamp":1,"latitude":1,"longitude":3}"#.utf8)
+        #expect(decode(decoder, line).kinds == ["invalid-utf8"])
+        #expect(decode(decoder, #"{"device":"é","timestamp":1,"latitude":1,"longitude":3}"#).fixes.first?.device == "é")
     }
 
     @Test func nullOptionalFieldsAreAbsent() {

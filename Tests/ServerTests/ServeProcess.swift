@@ -28,11 +28,17 @@ final class ServeProcess {
     }
 
     /// `geotrigger serve ARGUMENTS` with no GEOTRIGGER_* variables but `environment`; `stdin` feeds its input.
-    init(arguments: [String], directory: URL, environment extra: [String: String] = [:], stdin: Pipe? = nil) throws {
+    /// With `shell`, that `/bin/sh -c` command instead (it must `exec` the server, so signals reach it).
+    init(arguments: [String], directory: URL, environment extra: [String: String] = [:], stdin: Pipe? = nil, shell: String? = nil) throws {
         stderrURL = directory.appendingPathComponent("serve-\(UUID().uuidString).log")
         _ = FileManager.default.createFile(atPath: stderrURL.path, contents: nil)
-        process.executableURL = Self.executable
-        process.arguments = ["serve"] + arguments
+        if let shell {
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", shell]
+        } else {
+            process.executableURL = Self.executable
+            process.arguments = ["serve"] + arguments
+        }
         process.standardError = try FileHandle(forWritingTo: stderrURL)
         process.standardOutput = FileHandle.nullDevice
         process.standardInput = stdin ?? FileHandle.nullDevice

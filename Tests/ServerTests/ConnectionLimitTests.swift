@@ -1,0 +1,102 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Server
+import Testing
+
+/// Slow or idle clients cannot hold connections: a head must arrive within the header timeout, a body within the
+/// body timeout (408), a keep-alive connection is closed when idle, and the number of connections is bounded below
+/// the descriptor limit, so a health probe is answered however many sockets sit open.
+@Suite struct ConnectionLimitTests {
+    static func configuration(_ server: TestServer) -> ServerConfiguration {
+        var c = server.configuration()
+        c.connections = ConnectionLimits(headerTimeout: .milliseconds(600), bodyTimeout: .milliseconds(800), idleTimeout: .milliseconds(600))
+        return c
+    }
+
+    @Test func aTricklingHeadIsCutAtTheHeaderTimeout() async throws {
+        let server = try TestServer()
+        try await server.run(configuration: Self.configuration(server)) { client in
+            let c = try RawConnection(port: try #require(client.port))
+            let start = ContinuousClock.now
+            // One byte every 100 ms: the head would take seconds.
+            var closed = false
+            for byte in "GET /healthz HTTP/1.1\r\nHost: t\r\nX-Slow: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\r\n\r\n".utf8 {
+                if !c.send([byte]) { closed = true; break }
+                if await c.isClosed(within: .milliseconds(100)) { closed = true; break }
+            }
+            let elapsed = ContinuousClock.now - start
+            #expect(closed, "a trickling head was never cut")
+            #expect(elapsed >= .milliseconds(500) && elapsed < .seconds(3), "closed after \(elapsed)")
+        }
+    }
+
+    @Test func aTricklingBodyIsAnswered408() async throws {
+        let server = try TestServer()
+        try await server.run(configuration: Self.configuration(server)) { client in
+            let c = try RawConnection(port: try #require(client.port))
+            let start = ContinuousClock.now
+            c.send("PUT /v1/requests/x HTTP/1.1\r\nHost: t\r\nContent-Length: 1000\r\n\r\n{")
+            var answer = ""
+            for _ in 0..<50 {
+                c.send(" ")
+                let r = await c.receive(timeout: .milliseconds(100))
+                answer += r.text
+                if r.closed || !answer.isEmpty { break }
+            }
+            answer += await c.receive(timeout: .milliseconds(500)).text
+            let elapsed = ContinuousClock.now - start
+            #expect(answer.httpStatus == 408, "\(answer)")
+            #expect(answer.contains("application/problem+json"))
+            #expect(elapsed >= .milliseconds(700) && elapsed < .seconds(4), "answered after \(elapsed)")
+        }
+    }
+
+    @Test func anIdleKeepAliveConnectionIsClosed() async throws {
+        let server = try TestServer()
+        try await server.run(configuration: Self.configuration(server)) { client in
+            let c = try RawConnection(port: try #require(client.port))
+            c.send("GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n")
+            var first = ""
+            let sent = ContinuousClock.now
+            while first.isEmpty, ContinuousClock.now - sent < .seconds(3) {
+                let r = await c.receive(timeout: .milliseconds(50))
+                first += r.text
+                if r.closed { break }
+            }
+            #expect(first.httpStatus == 200, "\(first)")
+            let start = ContinuousClock.now
+            #expect(await c.isClosed(within: .seconds(3)))
+            let elapsed = ContinuousClock.now - start
+            #expect(elapsed >= .milliseconds(200) && elapsed < .seconds(3), "closed after \(elapsed)")
+        }
+    }
+
+    /// The real executable under a 256-descriptor limit with 300 idle connections: probes are still answered.
+    @Test func healthIsAnsweredWith300IdleConnectionsUnder256Descriptors() async throws {
+        let directory = try TestServer().directory
+        let serve = ServeProcess.executable.path
+        let process = try ServeProcess(arguments: [], directory: directory, shell: """
+            ulimit -n 256 && exec '\(serve)' serve --database '\(directory.path)/g.sqlite' --listen 127.0.0.1:0 --http-header-timeout 2
+            """)
+        try await process.waitUntilListening()
+        #expect(process.log.contains("http.maxConnections lowered below the descriptor limit"), "\(process.log)")
+        var idle: [RawConnection] = []
+        for _ in 0..<300 { idle.append(try RawConnection(port: process.port)) }
+        let start = ContinuousClock.now
+        var answered = false
+        for _ in 0..<20 where !answered {
+            // A probe with a short timeout of its own, as a load balancer would send.
+            if let probe = try? RawConnection(port: process.port) {
+                probe.send("GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n")
+                answered = await probe.receive(timeout: .seconds(1)).text.httpStatus == 200
+            }
+        }
+        let elapsed = ContinuousClock.now - start
+        #expect(answered, "no probe answered within \(elapsed)")
+        #expect(elapsed < .seconds(6), "first probe answered after \(elapsed)")
+        #expect(process.process.isRunning)
+        idle.removeAll()
+        process.stop()
+    }
+}

@@ -1,0 +1,98 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Server
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Failures are paced by the configured backoff and reported at once; a shutdown without a broker is quick; a
+/// start that cannot happen says which address or folder is at fault, before touching the database.
+@Suite struct DeliveryTimingTests {
+    /// A loopback port the kernel just handed out and nobody listens on.
+    static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        try withUnsafeMutablePointer(to: &address) { p in
+            try p.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                guard bind(fd, $0, length) == 0, getsockname(fd, $0, &length) == 0 else { throw POSIXError(.EADDRINUSE) }
+            }
+        }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    static func counter(_ metrics: String, _ name: String, containing label: String) -> Double {
+        metrics.split(separator: "\n").filter { $0.hasPrefix(name) && $0.contains(label) && $0.contains("retryable") }
+            .compactMap { $0.split(separator: " ").last.flatMap { Double($0) } }.reduce(0, +)
+    }
+
+    @Test func aRefusedWebhookFailsAtOnceAndRetriesAtTheBackoff() async throws {
+        let server = try TestServer()
+        let url = "http://127.0.0.1:\(try Self.freePort())/hook"
+        var c = server.configuration()
+        c.sinks = [.webhook(url: url)]
+        try await server.run(configuration: c) { client in
+            _ = try await client.execute(uri: "/v1/requests/alex", method: .put, body: ByteBuffer(string: requestJSON()))
+            let fired = ContinuousClock.now
+            let lines = [fixLine("d", 0, inside: false), fixLine("d", 1, inside: true)].joined(separator: "\n")
+            _ = try await client.execute(uri: "/v1/fixes", method: .post, body: ByteBuffer(string: lines))
+            func failures() async throws -> Double {
+                Self.counter(try await client.execute(uri: "/metrics", method: .get).text, "geotrigger_delivery_failures_total", containing: url)
+            }
+            let first = try await eventually(timeout: .seconds(15)) { try await failures() >= 1 }
+            let firstAfter = ContinuousClock.now - fired
+            #expect(first && firstAfter < .seconds(2), "first failure after \(firstAfter)")
+            // Backoff 0.5 s doubling with jitter (½…1×): four attempts fit in 0.5 + 1 + 2 = 3.5 s after the first.
+            let four = try await eventually(timeout: .seconds(15)) { try await failures() >= 4 }
+            let fourAfter = ContinuousClock.now - fired
+            #expect(four && fourAfter < .seconds(6), "four failures after \(fourAfter)")
+        }
+    }
+
+    @Test func shutdownWithoutABrokerIsQuick() async throws {
+        let directory = try TestServer().directory
+        let process = try ServeProcess(arguments: ["--database", directory.appendingPathComponent("g.sqlite").path, "--listen", "127.0.0.1:0",
+                                                   "--sink", "mqtt://127.0.0.1:\(try Self.freePort())/t/{device}"], directory: directory)
+        try await process.waitUntilListening()
+        _ = try await process.put("/v1/requests/alex", requestJSON())
+        let lines = (0..<3).flatMap { d in [fixLine("d\(d)", 0, inside: false), fixLine("d\(d)", 1, inside: true)] }
+        _ = try await process.post("/v1/fixes", lines.joined(separator: "\n"))
+        try await Task.sleep(for: .seconds(1))
+        let start = ContinuousClock.now
+        process.process.terminate()
+        let exited = try await process.waitForExit(seconds: 30)
+        let took = ContinuousClock.now - start
+        #expect(exited && process.process.terminationStatus == 0, "\(process.log)")
+        #expect(took < .seconds(5), "SIGTERM took \(took)")
+    }
+
+    @Test func aPortInUseIsNamedBeforeTheDatabaseIsOpened() async throws {
+        let directory = try TestServer().directory
+        let first = try ServeProcess(arguments: ["--database", directory.appendingPathComponent("a.sqlite").path, "--listen", "127.0.0.1:0"],
+                                     directory: directory)
+        try await first.waitUntilListening()
+        let second = try ServeProcess(arguments: ["--database", directory.appendingPathComponent("b.sqlite").path,
+                                                  "--listen", "127.0.0.1:\(first.port)"], directory: directory)
+        #expect(try await second.waitForExit(seconds: 20))
+        #expect(second.process.terminationStatus == 2)
+        #expect(second.log.contains("cannot listen for the API on 127.0.0.1:\(first.port)") && second.log.contains("Address already in use"),
+                "\(second.log)")
+        #expect(!second.log.contains("engine restored"), "\(second.log)")
+        #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("b.sqlite").path))
+        first.stop()
+    }
+
+    @Test func aMissingDatabaseFolderIsNamed() async throws {
+        let directory = try TestServer().directory
+        let missing = directory.appendingPathComponent("no-such-folder").path
+        let process = try ServeProcess(arguments: ["--database", missing + "/g.sqlite", "--listen", "127.0.0.1:0"], directory: directory)
+        #expect(try await process.waitForExit(seconds: 20))
+        #expect(process.process.terminationStatus == 2)
+        #expect(process.log.contains("cannot open the database \(missing)/g.sqlite: its folder \(missing) does not exist"), "\(process.log)")
+    }
+}
