@@ -43,7 +43,7 @@ import Testing
         try await TestServer().run { client in
             let devices = Self.awkward
             let lines = devices.map { d in
-                #"{"device":"\#(d)","timestamp":1800000000,"latitude":52.5,"longitude":13.4}"#
+                #"{"device":"\#(d)","timestamp":1760000000,"latitude":52.5,"longitude":13.4}"#
             }.joined(separator: "\n")
             let r = try await client.execute(uri: "/v1/fixes", method: .post, body: ByteBuffer(string: lines))
             #expect(r.text.hasPrefix(#"{"accepted":\#(devices.count),"#), "\(r.text)")
@@ -58,7 +58,7 @@ import Testing
     @Test func invalidUTF8IsRefusedNeverReplaced() async throws {
         try await TestServer().run { client in
             // Two devices that differ only in an invalid byte: before, both became "x\u{FFFD}".
-            var body: [UInt8] = Array(#"{"device":"x"#.utf8) + [0xFF] + Array(#"","timestamp":1800000000,"latitude":52.5,"longitude":13.4}"#.utf8)
+            var body: [UInt8] = Array(#"{"device":"x"#.utf8) + [0xFF] + Array(#"","timestamp":1760000000,"latitude":52.5,"longitude":13.4}"#.utf8)
             body += [0x0A] + Array(#"{"device":"x"#.utf8) + [0xFE] + Array(#"","timestamp":1700000000,"latitude":52.5,"longitude":13.4}"#.utf8)
             let r = try await client.execute(uri: "/v1/fixes", method: .post, body: ByteBuffer(bytes: body))
             #expect(r.text.hasPrefix(#"{"accepted":0,"rejected":2,"#), "\(r.text)")
@@ -89,9 +89,9 @@ import Testing
 
             // Fixes: the same rule, on the fast path and with a nested object alike.
             let lines = [
-                #"{"device":"d","timestamp":1800000000,"latitude":52.5,"latitude":1,"longitude":13.4}"#,
-                #"{"device":"d","timestamp":1800000001,"latitude":52.5,"longitude":13.4,"extra":{"a":1,"a":2}}"#,
-                #"{"device":"d","timestamp":1800000002,"latitude":52.5,"longitude":13.4,"note":"x","note":"y"}"#,
+                #"{"device":"d","timestamp":1760000000,"latitude":52.5,"latitude":1,"longitude":13.4}"#,
+                #"{"device":"d","timestamp":1760000001,"latitude":52.5,"longitude":13.4,"extra":{"a":1,"a":2}}"#,
+                #"{"device":"d","timestamp":1760000002,"latitude":52.5,"longitude":13.4,"note":"x","note":"y"}"#,
             ].joined(separator: "\n")
             let r = try await client.execute(uri: "/v1/fixes", method: .post, body: ByteBuffer(string: lines))
             #expect(r.text.hasPrefix(#"{"accepted":0,"rejected":3,"#), "\(r.text)")
@@ -103,7 +103,7 @@ import Testing
     @Test func deviceIdsAreBounded() async throws {
         try await TestServer().run { client in
             let long = String(repeating: "d", count: 257), fits = String(repeating: "d", count: 256)
-            let lines = [long, fits].map { #"{"device":"\#($0)","timestamp":1800000000,"latitude":52.5,"longitude":13.4}"# }
+            let lines = [long, fits].map { #"{"device":"\#($0)","timestamp":1760000000,"latitude":52.5,"longitude":13.4}"# }
             let r = try await client.execute(uri: "/v1/fixes", method: .post, body: ByteBuffer(string: lines.joined(separator: "\n")))
             #expect(r.text.hasPrefix(#"{"accepted":1,"rejected":1,"errors":[{"line":1,"field":"device","reason":"the device id is 257 bytes long"#), "\(r.text)")
         }
