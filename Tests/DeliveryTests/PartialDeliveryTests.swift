@@ -76,7 +76,7 @@ import TriggerEngine
             configuration: DeliveryConfiguration(retry: RetryPolicy(initial: .milliseconds(5), maximum: .milliseconds(20))),
             logger: logger, refreshInterval: .milliseconds(20))
         let run = Task { try await dispatcher.run() }
-        let deadline = ContinuousClock.now + .seconds(20)
+        let deadline = ContinuousClock.now + .seconds(90)
         while ContinuousClock.now < deadline, try store.read({ db in try OutboxRepository().depth(sink: "picky", in: db) }) > 0 {
             try await Task.sleep(for: .milliseconds(20))
         }
