@@ -63,7 +63,8 @@ extension EngineCore {
         }
         compactPairs(device: d, at: fix.timestamp)
 
-        observers[Int(d)].lastArrival = now
+        // Only the wall clock waits for silence; event time never reads it (and the cold record is a cache miss).
+        if configuration.clock == .external { observers[Int(d)].lastArrival = now }
         devices[Int(d)].lastFixTime = fix.timestamp
         devices[Int(d)].lastFixFingerprint = DeviceRecord.fingerprint(latitude: fix.latitude, longitude: fix.longitude, accuracy: accuracy)
         devices[Int(d)].lastGeneration = generation
