@@ -136,7 +136,7 @@ let package = Package(
         .testTarget(name: "GeometryTests", dependencies: ["Geometry"], swiftSettings: strict),
         .testTarget(
             name: "JournalTests",
-            dependencies: ["Journal", "TestSupport", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["Journal", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict),
         .testTarget(
             name: "TriggerEngineTests",
@@ -167,13 +167,13 @@ let package = Package(
         .testTarget(
             name: "MQTTTests",
             dependencies: [
-                "MQTT", "Server", "Delivery",
+                "MQTT", "Server", "Delivery", "TestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
-        .testTarget(name: "BeaconsTests", dependencies: ["Beacons", "TriggerEngine"], swiftSettings: strict),
+        .testTarget(name: "BeaconsTests", dependencies: ["Beacons", "TriggerEngine", "TestSupport"], swiftSettings: strict),
         // Runs the built `geotrigger` executable end to end (it is built alongside the tests).
         .testTarget(name: "GeoTriggerCLITests", dependencies: ["TriggerEngine", "TestSupport"], exclude: ["Fixtures"], swiftSettings: strict),
     ]

@@ -1,5 +1,6 @@
 import Testing
 import TriggerEngine
+import TestSupport
 @testable import Beacons
 
 /// No input crashes a parser or reads out of bounds: random bytes, every truncation and bit flips of real vectors.
@@ -31,7 +32,7 @@ import TriggerEngine
     }
 
     @Test func bitFlipsOfEveryVector() {
-        var rng = SplitMix64(state: 1)
+        var rng = SplitMix(seed: 1)
         let d = BeaconFrameDecoder()
         for v in Self.corpus() where !v.isEmpty {
             for _ in 0..<300 {
@@ -45,7 +46,7 @@ import TriggerEngine
     }
 
     @Test func randomBytes() {
-        var rng = SplitMix64(state: 42)
+        var rng = SplitMix(seed: 42)
         let d = BeaconFrameDecoder()
         for _ in 0..<20_000 {
             let n = Int.random(in: 0...80, using: &rng)
@@ -57,7 +58,7 @@ import TriggerEngine
     }
 
     @Test func randomBTSnoopFiles() throws {
-        var rng = SplitMix64(state: 7)
+        var rng = SplitMix(seed: 7)
         let w = BTSnoopWriter(datalink: .linuxMonitor)
         for k in 0..<20 {
             try w.appendEvent(HCIEventParserTests.captureEvent.dropFirst(), timestamp: Timestamp(microseconds: Int64(k)))

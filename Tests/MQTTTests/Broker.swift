@@ -2,6 +2,7 @@ import Foundation
 import MQTT
 import Synchronization
 import Testing
+import TestSupport
 
 /// A real mosquitto broker on a free loopback port, with its own config in a temp directory; stopped (and the
 /// directory removed) when released, so a failing test never leaves it running.
@@ -23,7 +24,7 @@ final class Broker: @unchecked Sendable {  // `pid` is guarded by `lock`
     init(listenerSettings: String = "", settings: String = "allow_anonymous true") throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("geotrigger-mqtt-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        port = try Self.freePort()
+        port = try LoopbackPort.free()
         config = """
             # Root would otherwise switch to the mosquitto user, who cannot read this directory.
             user root
@@ -117,20 +118,6 @@ final class Broker: @unchecked Sendable {  // `pid` is guarded by `lock`
         return o
     }
 
-    static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let ok = withUnsafeMutablePointer(to: &address) { a in
-            a.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
-        }
-        guard ok else { throw BrokerError(reason: "no free port: errno \(errno)") }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
 
     static func canConnect(port: Int) -> Bool {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)

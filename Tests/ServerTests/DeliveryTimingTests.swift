@@ -5,26 +5,12 @@ import Server
 import Testing
 #if canImport(Glibc)
 import Glibc
+import TestSupport
 #endif
 
 /// Failures are paced by the configured backoff and reported at once; a shutdown without a broker is quick; a
 /// start that cannot happen says which address or folder is at fault, before touching the database.
 @Suite struct DeliveryTimingTests {
-    /// A loopback port the kernel just handed out and nobody listens on.
-    static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        try withUnsafeMutablePointer(to: &address) { p in
-            try p.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                guard bind(fd, $0, length) == 0, getsockname(fd, $0, &length) == 0 else { throw POSIXError(.EADDRINUSE) }
-            }
-        }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
 
     static func counter(_ metrics: String, _ name: String, containing label: String) -> Double {
         metrics.split(separator: "\n").filter { $0.hasPrefix(name) && $0.contains(label) && $0.contains("retryable") }
@@ -33,7 +19,7 @@ import Glibc
 
     @Test func aRefusedWebhookFailsAtOnceAndRetriesAtTheBackoff() async throws {
         let server = try TestServer()
-        let url = "http://127.0.0.1:\(try Self.freePort())/hook"
+        let url = "http://127.0.0.1:\(try LoopbackPort.free())/hook"
         var c = server.configuration()
         c.sinks = [.webhook(url: url)]
         try await server.run(configuration: c) { client in
@@ -57,7 +43,7 @@ import Glibc
     @Test func shutdownWithoutABrokerIsQuick() async throws {
         let directory = try TestServer().directory
         let process = try ServeProcess(arguments: ["--database", directory.appendingPathComponent("g.sqlite").path, "--listen", "127.0.0.1:0",
-                                                   "--sink", "mqtt://127.0.0.1:\(try Self.freePort())/t/{device}"], directory: directory)
+                                                   "--sink", "mqtt://127.0.0.1:\(try LoopbackPort.free())/t/{device}"], directory: directory)
         try await process.waitUntilListening()
         _ = try await process.put("/v1/requests/alex", requestJSON())
         let lines = (0..<3).flatMap { d in [fixLine("d\(d)", 0, inside: false), fixLine("d\(d)", 1, inside: true)] }

@@ -1,6 +1,7 @@
 import Foundation
 import HummingbirdTesting
 import Testing
+import TestSupport
 
 /// kill -9 over and over while a stream of fixes is sent: each time the server restarts on the same database and
 /// sink file, and the client resends from its first unanswered batch. The notifications, deduplicated by
@@ -14,17 +15,6 @@ import Testing
         devices.enumerated().map { k, d in fixLine(d, b * 10 + k, inside: (b + k) % 3 != 0) }.joined(separator: "\n")
     }
 
-    /// SplitMix64: the kill times come from a seed the failure message names, so a failing run can be replayed.
-    struct Seeded: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
 
     static func start(_ directory: URL) async throws -> ServeProcess {
         let server = try ServeProcess(database: directory.appendingPathComponent("g.sqlite").path,
@@ -55,7 +45,7 @@ import Testing
         plain.stop()
 
         let seed = UInt64.random(in: 0...UInt64.max)
-        var random = Seeded(state: seed)
+        var random = SplitMix(seed: seed)
         var next = 0, kills = 0, lives = 0
         var server = try await Self.start(tortured)
         _ = try await server.put("/v1/requests/alex", requestJSON())

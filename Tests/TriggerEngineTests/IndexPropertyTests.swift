@@ -2,6 +2,7 @@ import Foundation
 import Geometry
 import PropertyBased
 import Testing
+import TestSupport
 @testable import TriggerEngine
 
 /// The index plus exact tests must find exactly the regions that brute force finds: every region tested against
@@ -104,16 +105,3 @@ import Testing
     }
 }
 
-/// A tiny deterministic generator (SplitMix64) for building scenarios from one seed.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func double(_ lo: Double, _ hi: Double) -> Double { lo + (hi - lo) * Double(next() >> 11) / Double(1 << 53) }
-}

@@ -1,0 +1,25 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A loopback TCP port the kernel just handed out (bound to port 0, read back, closed): for servers the tests start.
+public enum LoopbackPort {
+    public struct Unavailable: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    public static func free() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let ok = withUnsafeMutablePointer(to: &address) { a in
+            a.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        guard ok else { throw Unavailable(description: "no free loopback port: errno \(errno)") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}
