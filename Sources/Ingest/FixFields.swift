@@ -132,7 +132,9 @@ struct FixFields {
             }
             return defaultDevice
         case .bytes(let b): return String(decoding: trimmed(b), as: UTF8.self)
-        case .string(let s): return s
+        // Trimmed like `.bytes`: the NDJSON fast path hands over bytes, its full-parser fallback a string, and the
+        // same line must name the same device either way.
+        case .string: return v.withText { String(decoding: $0, as: UTF8.self) } ?? ""
         case .number(let d):
             // Numeric ids (Traccar deviceId, a CSV vehicle number read as JSON) are kept as their integer text.
             guard d.isFinite, d == d.rounded(), abs(d) < 1e15 else {

@@ -16,11 +16,10 @@ public enum JSONValue: Hashable, Sendable {
         case let (.string(x), .string(y)): return x == y
         case let (.array(x), .array(y)): return x == y
         case let (.object(x), .object(y)):
-            // Member order does not change a JSON object's meaning.
-            guard x.count == y.count else { return false }
-            var lookup = [String: JSONValue](minimumCapacity: y.count)
-            for m in y { lookup[m.key] = m.value }
-            return x.allSatisfy { lookup[$0.key] == $0.value }
+            // The order of differently named members does not change a JSON object's meaning; a repeated name's
+            // values are compared in order. (Comparing each member with the other side's last of that name made an
+            // object with a repeated name unequal to itself.)
+            return x.count == y.count && Self.valuesByName(x) == Self.valuesByName(y)
         default: return false
         }
     }
@@ -34,6 +33,12 @@ public enum JSONValue: Hashable, Sendable {
         case .array(let v): h.combine(v)
         case .object(let v): h.combine(v.count)  // order-insensitive, consistent with ==
         }
+    }
+
+    private static func valuesByName(_ members: [(key: String, value: JSONValue)]) -> [String: [JSONValue]] {
+        var out: [String: [JSONValue]] = [:]
+        for m in members { out[m.key, default: []].append(m.value) }
+        return out
     }
 
     public subscript(key: String) -> JSONValue? {

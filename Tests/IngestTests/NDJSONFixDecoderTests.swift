@@ -221,4 +221,18 @@ import TriggerEngine
             #expect(decode(decoder, bytes) == out, "seed \(seed)")
         }
     }
+
+    /// A line with a string escape anywhere goes through JSONParser instead of the fast scanner, which trimmed the
+    /// device id where the parser path did not: `" a "` became `a` or ` a ` depending on an unrelated member, and a
+    /// blank id was refused or accepted likewise. Seen while writing Tools/fuzz FuzzNDJSONFixes' fast-path/parser check.
+    @Test func deviceIsTrimmedOnBothParsePaths() {
+        let out = decode(decoder, #"""
+            {"device":" a ","timestamp":1700000000,"latitude":1,"longitude":2}
+            {"device":" a ","timestamp":1700000000,"latitude":1,"longitude":2,"note":"\u00e9"}
+            {"device":"  ","timestamp":1700000000,"latitude":1,"longitude":2}
+            {"device":"  ","timestamp":1700000000,"latitude":1,"longitude":2,"note":"\u00e9"}
+            """#)
+        #expect(out.fixes.map(\.device) == ["a", "a"])
+        #expect(out.kinds == ["missing-device", "missing-device"])
+    }
 }

@@ -1,0 +1,59 @@
+import TriggerEngine
+
+/// The framing of `IngestReader.read` (Sources/Server/IngestReader.swift) without its batching and async commit:
+/// the first non-blank byte decides array or NDJSON; NDJSON goes through `LineFramer` (the server's own file, linked
+/// here) a line at a time into one decoder; an array is parsed whole and each element re-serialised with `jsonText`
+/// and fed as its own line. Linking the Server module itself would pull Hummingbird, NIO, GRDB and BoringSSL into the
+/// sanitizer build, so this control flow is mirrored; keep the two in step.
+struct IngestBody<Decoder: StreamingRecordDecoder> {
+    struct Outcome {
+        var records: [(line: Int, record: Decoder.Record)] = []
+        var rejects: [(line: Int, kind: String)] = []
+        /// The array did not parse: the server answers 400 for the whole body.
+        var malformedArray = false
+    }
+
+    var decoder: Decoder
+    private var outcome = Outcome()
+
+    init(_ decoder: Decoder) { self.decoder = decoder }
+
+    mutating func read(_ chunks: [ArraySlice<UInt8>]) -> Outcome {
+        var isArray: Bool?
+        var collected: [UInt8] = []
+        var framer = LineFramer()
+        for chunk in chunks {
+            if isArray == nil, let first = chunk.first(where: { !(($0 == 0x20) || $0 == 0x0A || $0 == 0x0D || $0 == 0x09) }) {
+                isArray = first == UInt8(ascii: "[")
+            }
+            if isArray == true {
+                collected.append(contentsOf: chunk)
+                continue
+            }
+            framer.feed(chunk) { line, bytes in decode(line: line, bytes) }
+        }
+        if isArray == true {
+            readArray(collected)
+        } else {
+            framer.finish { line, bytes in decode(line: line, bytes) }
+        }
+        decoder.finish(onRecord: { _ in }, onError: { _ in })
+        return outcome
+    }
+
+    private mutating func readArray(_ bytes: [UInt8]) {
+        guard let json = try? JSONParser.parse(bytes), let items = json.arrayValue else {
+            outcome.malformedArray = true
+            return
+        }
+        for (k, item) in items.enumerated() { decode(line: k + 1, Array((item.jsonText + "\n").utf8)) }
+    }
+
+    private mutating func decode(line: Int, _ bytes: [UInt8]) {
+        var records: [Decoder.Record] = []
+        var errors: [String] = []
+        bytes.withUnsafeBytes { decoder.decode($0, onRecord: { records.append($0) }, onError: { errors.append($0.kind) }) }
+        for r in records { outcome.records.append((line, r)) }
+        for e in errors { outcome.rejects.append((line, e)) }
+    }
+}

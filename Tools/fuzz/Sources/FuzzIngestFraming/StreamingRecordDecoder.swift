@@ -1,0 +1,1 @@
+../../../../Sources/Server/StreamingRecordDecoder.swift

@@ -1,0 +1,37 @@
+import FuzzChecks
+import FuzzDriver
+import Ingest
+import TriggerEngine
+
+/// libFuzzer entry: bytes as NDJSON fixes through `TraceDecoder(format: .ndjson)` (replay, the TCP/stdin inputs),
+/// whole and in two chunks; then line by line against the full parser.
+func fuzzNDJSONFixes(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+    let input = bytes(data, size)
+    let outcome = checkTrace(.ndjson, input)
+    let lines = nonBlankLines(input)
+    // One fix or one error per non-blank line, never both, never none.
+    invariant(outcome.fixes.count + outcome.errors.count == lines.count,
+              "ndjson: \(outcome.fixes.count) fixes and \(outcome.errors.count) errors from \(lines.count) lines")
+    for line in lines { checkFastPathAgreesWithParser(Array(line)) }
+    return 0
+}
+
+/// Flat lines are read by `FlatJSONScanner`, anything with a string escape by `JSONParser`. An unknown member whose
+/// name has an escape (`"\u005f_fuzz_slow_path":0`) changes nothing for the record but sends the line down the full
+/// parser, so the two paths must give the same fix, or reject for the same reason. (Lines that already name that
+/// member are left out: the copy would repeat a name.)
+func checkFastPathAgreesWithParser(_ line: [UInt8]) {
+    guard occurrences(of: "fuzz_slow_path", in: line) == 0, let brace = line.firstIndex(where: { $0 != 32 && $0 != 9 }), line[brace] == UInt8(ascii: "{"),
+        let next = line[(brace + 1)...].firstIndex(where: { $0 != 32 && $0 != 9 }), line[next] != UInt8(ascii: "}")
+    else { return }
+    let slow = Array(line[...brace]) + Array(#""\u005f_fuzz_slow_path":0,"#.utf8) + Array(line[(brace + 1)...])
+    let a = decodeTrace({ TraceDecoder(format: .ndjson, source: "fuzz", defaultDevice: "fuzz")! }, line, split: nil)
+    let b = decodeTrace({ TraceDecoder(format: .ndjson, source: "fuzz", defaultDevice: "fuzz")! }, slow, split: nil)
+    invariant(a.fixes == b.fixes, "ndjson: fast path and JSONParser disagree on the fix: \(a.fixes) vs \(b.fixes) for "
+        + String(decoding: line.prefix(300), as: UTF8.self))
+    invariant(a.errors.map { [$0.kind, $0.field ?? ""] } == b.errors.map { [$0.kind, $0.field ?? ""] },
+              "ndjson: fast path and JSONParser reject differently: \(a.errors) vs \(b.errors) for "
+                + String(decoding: line.prefix(300), as: UTF8.self))
+}
+
+runFuzzer(fuzzNDJSONFixes)
