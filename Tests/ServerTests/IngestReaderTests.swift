@@ -65,4 +65,24 @@ import TriggerEngine
         #expect(sizes == [max, 5])
         #expect(summary.accepted == count)
     }
+    /// Found by Tools/fuzz FuzzIngestFraming: an array element was re-serialised before decoding, and 1e999 became
+    /// null, so the array form accepted a fix the NDJSON form rejects as not-a-number.
+    @Test(arguments: [
+        #"{"device":"d","timestamp":1760000000,"latitude":1e997,"longitude":2}"#,
+        #"{"device":"d","timestamp":1760000000,"latitude":1,"longitude":2,"altitude":1e999}"#,
+    ])
+    func anArrayElementIsJudgedOnItsOwnBytesLikeAnNDJSONLine(line: String) async throws {
+        func read(_ text: String) async throws -> IngestSummary {
+            let stream = AsyncStream<ByteBuffer> { continuation in
+                continuation.yield(ByteBuffer(string: text))
+                continuation.finish()
+            }
+            return try await Self.read(stream, coalesce: true).0
+        }
+        let ndjson = try await read(line + "\n")
+        let array = try await read("[\n  " + line.replacingOccurrences(of: ",", with: ",\n  ") + ",\n  " + fixLine("e", 1, inside: true) + "\n]")
+        #expect(ndjson.accepted == 0 && ndjson.rejected == 1)
+        #expect(array.accepted == 1 && array.rejected == 1)
+        #expect(array.kinds == ndjson.kinds)
+    }
 }
