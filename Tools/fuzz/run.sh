@@ -2,8 +2,8 @@
 # Builds every libFuzzer target in one `swift build` and runs each, one after the other, for FUZZ_SECONDS (default 60)
 # from seed corpora built at run time from ../shared/data (seeds.py; hand-made seeds where there is no shared data).
 # Prints each target's final libFuzzer stats; exits non-zero on any finding (crash, broken invariant, sanitizer report,
-# timeout, out-of-memory). FUZZ_TARGETS (space-separated names) runs a subset; FUZZ_RUNS bounds executions instead of
-# time (the long runs in docs/fuzzing.md); FUZZ_ARTIFACTS keeps crash inputs in that directory (default: a temp dir).
+# timeout, out-of-memory). FUZZ_TARGETS (space-separated names) runs a subset; FUZZ_RUNS also bounds executions (the
+# long runs in docs/fuzzing.md); FUZZ_ARTIFACTS keeps crash inputs and each target's log there (default: a temp dir).
 set -euo pipefail
 cd "$(dirname "$0")"
 seconds=${FUZZ_SECONDS:-60}
@@ -43,9 +43,9 @@ for target in $all; do
     if [ -n "${FUZZ_TARGETS:-}" ] && [[ " $FUZZ_TARGETS " != *" $name "* ]]; then continue; fi
     limit=(-max_total_time="$seconds")
     if [ -n "$dict" ]; then limit+=(-dict="dicts/$dict.dict"); fi
-    if [ -n "${FUZZ_RUNS:-}" ]; then limit[0]=-runs="$FUZZ_RUNS"; fi
+    if [ -n "${FUZZ_RUNS:-}" ]; then limit+=(-runs="$FUZZ_RUNS"); fi
     echo "fuzz: $name (${limit[*]})" >&2
-    log=$work/$name.log
+    log=$artifacts/$name.log
     # -timeout: one input taking 10 s is a hang finding. The corpus dir is a scratch copy, so new coverage is kept
     # for the rest of this run only.
     if "$bin/$name" "${limit[@]}" -max_len=4096 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
