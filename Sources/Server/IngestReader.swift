@@ -73,42 +73,10 @@ struct IngestReader<Decoder: StreamingRecordDecoder> {
         guard json.arrayValue != nil else { throw Problem(.badRequest, title: "Malformed JSON", detail: "expected an array") }
         // Each element's own bytes go to the record decoder, as an NDJSON line would: re-serialising the parsed value
         // would lose what the decoder must judge (an out-of-range number such as 1e999 becomes null).
-        for (k, element) in Self.elements(ofArray: bytes).enumerated() {
-            var line = element.map { $0 == 0x0A || $0 == 0x0D ? 0x20 : $0 }
-            line.append(0x0A)
+        for (k, line) in JSONArrayElements.lines(ofArray: bytes).enumerated() {
             decode(line: k + 1, line)
             try await flush(all: false)
         }
-    }
-
-    /// The byte slices of a JSON array's elements (the array is already known to parse).
-    static func elements(ofArray bytes: [UInt8]) -> [ArraySlice<UInt8>] {
-        var out: [ArraySlice<UInt8>] = []
-        var depth = 0, inString = false, escaped = false, start: Int?
-        for (i, b) in bytes.enumerated() {
-            if inString {
-                if escaped { escaped = false } else if b == 0x5C { escaped = true } else if b == 0x22 { inString = false }
-                continue
-            }
-            switch b {
-            case 0x22:
-                inString = true
-                if depth == 1, start == nil { start = i }
-            case 0x5B, 0x7B:
-                if depth == 1, start == nil { start = i }
-                depth += 1
-            case 0x5D, 0x7D:
-                depth -= 1
-                if depth == 0, let s = start { out.append(bytes[s..<i]); start = nil }
-            case 0x2C where depth == 1:
-                if let s = start { out.append(bytes[s..<i]); start = nil }
-            case 0x20, 0x09, 0x0A, 0x0D:
-                break
-            default:
-                if depth == 1, start == nil { start = i }
-            }
-        }
-        return out
     }
 
     private mutating func decode(line: Int, _ bytes: [UInt8]) {

@@ -1,10 +1,11 @@
+import Ingest
 import TriggerEngine
 
 /// The framing of `IngestReader.read` (Sources/Server/IngestReader.swift) without its batching and async commit:
 /// the first non-blank byte decides array or NDJSON; NDJSON goes through `LineFramer` (the server's own file, linked
-/// here) a line at a time into one decoder; an array is parsed whole and each element re-serialised with `jsonText`
-/// and fed as its own line. Linking the Server module itself would pull Hummingbird, NIO, GRDB and BoringSSL into the
-/// sanitizer build, so this control flow is mirrored; keep the two in step.
+/// here) a line at a time into one decoder; an array is parsed whole and each element's own bytes
+/// (`JSONArrayElements`, shared with the server) fed as its own line. Linking the Server module itself would pull
+/// Hummingbird, NIO, GRDB and BoringSSL into the sanitizer build, so this control flow is mirrored; keep them in step.
 struct IngestBody<Decoder: StreamingRecordDecoder> {
     struct Outcome {
         var records: [(line: Int, record: Decoder.Record)] = []
@@ -42,11 +43,11 @@ struct IngestBody<Decoder: StreamingRecordDecoder> {
     }
 
     private mutating func readArray(_ bytes: [UInt8]) {
-        guard let json = try? JSONParser.parse(bytes), let items = json.arrayValue else {
+        guard let json = try? JSONParser.parse(bytes), json.arrayValue != nil else {
             outcome.malformedArray = true
             return
         }
-        for (k, item) in items.enumerated() { decode(line: k + 1, Array((item.jsonText + "\n").utf8)) }
+        for (k, line) in JSONArrayElements.lines(ofArray: bytes).enumerated() { decode(line: k + 1, line) }
     }
 
     private mutating func decode(line: Int, _ bytes: [UInt8]) {
