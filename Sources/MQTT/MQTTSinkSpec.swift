@@ -1,3 +1,5 @@
+import TriggerEngine
+
 /// A `--sink` specification for MQTT:
 /// `mqtt://[USER[:PASSWORD]@]HOST[:PORT]/TOPIC-TEMPLATE[?OPTION=VALUE&…]`, or `mqtts://` for TLS.
 ///
@@ -129,25 +131,13 @@ public struct MQTTSinkSpec: Sendable, Hashable {
     }
 
     static func percentDecoded(_ text: Substring, what: String) throws(MQTTSinkSpecError) -> String {
-        var bytes: [UInt8] = []
-        var utf8 = text.utf8.makeIterator()
-        while let b = utf8.next() {
-            guard b == UInt8(ascii: "%") else { bytes.append(b); continue }
-            guard let h = utf8.next(), let l = utf8.next(), let hi = hexValue(h), let lo = hexValue(l) else {
-                throw MQTTSinkSpecError(reason: "\(what) has an invalid percent escape")
+        do {
+            return try PercentDecoding.decode(text)
+        } catch {
+            switch error {
+            case .malformedEscape: throw MQTTSinkSpecError(reason: "\(what) has an invalid percent escape")
+            case .notUTF8: throw MQTTSinkSpecError(reason: "\(what) is not UTF-8 once decoded")
             }
-            bytes.append(hi << 4 | lo)
-        }
-        guard let s = String(validating: bytes, as: UTF8.self) else { throw MQTTSinkSpecError(reason: "\(what) is not UTF-8 once decoded") }
-        return s
-    }
-
-    private static func hexValue(_ b: UInt8) -> UInt8? {
-        switch b {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): b - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): b - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): b - UInt8(ascii: "A") + 10
-        default: nil
         }
     }
 }
