@@ -63,6 +63,17 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
+        // The engine's owner: applies every input, journals it with the notifications it fired, acknowledges once
+        // durable, checkpoints, restores, and feeds the outbox from the journal.
+        .target(
+            name: "Host",
+            dependencies: [
+                "TriggerEngine", "Journal", "Storage", "Delivery",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict),
         .target(name: "ReplayReport", dependencies: ["TriggerEngine", "Geometry"], swiftSettings: strict),
         // SQLite schema, migrations and repositories: the service's durable state.
         .target(
@@ -91,7 +102,7 @@ let package = Package(
         .target(
             name: "Server",
             dependencies: [
-                "TriggerEngine", "Ingest", "Storage", "Delivery", "MQTT",
+                "TriggerEngine", "Ingest", "Storage", "Delivery", "MQTT", "Host",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -111,7 +122,7 @@ let package = Package(
         .executableTarget(
             name: "geotrigger",
             dependencies: [
-                "TriggerEngine", "Ingest", "Beacons", "ReplayReport", "Server", "Storage", "Delivery",
+                "TriggerEngine", "Ingest", "Beacons", "ReplayReport", "Server", "Storage", "Delivery", "Host", "Journal",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -137,6 +148,15 @@ let package = Package(
         .testTarget(
             name: "JournalTests",
             dependencies: ["Journal", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strict),
+        // The host on a memory log and on real journal files with a real SQLite store: restart, checkpoints, crashes.
+        .testTarget(
+            name: "HostTests",
+            dependencies: [
+                "Host", "Journal", "Storage", "TriggerEngine", "TestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict),
         .testTarget(
             name: "TriggerEngineTests",

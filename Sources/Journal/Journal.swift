@@ -1,4 +1,5 @@
 import Dispatch
+import Synchronization
 import Logging
 import SystemPackage
 
@@ -7,12 +8,17 @@ import Glibc
 #endif
 
 /// An append-only journal of framed, checksummed records in segment files: the durable order of everything a host
-/// accepted. `append` returns once its records are on disk (fsync); appends that arrive while an fsync runs share
-/// the next one (group commit), so many concurrent requests cost one fsync, not one each.
+/// accepted.
+///
+/// Writing and waiting are separate, so a host can keep its order and still share fsyncs: `write` puts records in
+/// the file at once, in the order of the calls (the host calls it while it holds its own lock or actor), and
+/// `waitDurable(through:)` returns once an fsync has covered them. One fsync runs at a time, off the caller's
+/// thread; every write that lands meanwhile rides on the next one (group commit), so many concurrent requests cost
+/// one fsync, not one each.
 ///
 /// Every record has a position (0, 1, 2, …). A checkpoint names the position it covers; `dropSegments(before:)`
 /// then frees what no one needs any more.
-public actor Journal {
+public final class Journal: Sendable {
     public struct Configuration: Sendable {
         /// A new segment starts once the current one would grow past this.
         public var segmentBytes: Int = 64 << 20
@@ -43,20 +49,25 @@ public actor Journal {
         public var fsyncs = 0
     }
 
-    public nonisolated let directory: String
-    public nonisolated let configuration: Configuration
-    public nonisolated let openReport: OpenReport
-    public private(set) var statistics = Statistics()
+    private struct State: ~Copyable {
+        var segments: [JournalSegment]
+        var fd: FileDescriptor?
+        var fileSize: Int64
+        /// The position the next record gets, and the first one not yet known durable.
+        var nextPosition: UInt64
+        var durablePosition: UInt64
+        var flushing = false
+        var waiters: [(position: UInt64, continuation: CheckedContinuation<Result<Void, JournalError>, Never>)] = []
+        /// Descriptors of segments rotated away while an fsync may still use them: closed once it is done.
+        var retired: [FileDescriptor] = []
+        var poison: String?
+        var statistics = Statistics()
+    }
 
-    private var segments: [JournalSegment]
-    private var fd: FileDescriptor?
-    private var fileSize: Int64
-    /// The position the next record gets, and the first one not yet known durable.
-    public private(set) var nextPosition: UInt64
-    public private(set) var durablePosition: UInt64
-    private var flushing = false
-    private var waiters: [CheckedContinuation<Void, Never>] = []
-    private var poison: String?
+    public let directory: String
+    public let configuration: Configuration
+    public let openReport: OpenReport
+    private let state: Mutex<State>
     private let logger: Logger
     private let syncQueue = DispatchQueue(label: "geotrigger-journal-fsync")
 
@@ -117,124 +128,179 @@ public actor Journal {
         }
         report.segments = found.count
         report.records = next - (found.first?.firstPosition ?? next)
-        segments = found
-        nextPosition = next
-        durablePosition = next
-        fileSize = lastSize
         openReport = report
-        if found.isEmpty {
-            fd = nil
-        } else {
+        var fd: FileDescriptor?
+        if !found.isEmpty {
             do { fd = try FileDescriptor.open(FilePath(found[found.count - 1].path), .writeOnly) } catch {
                 throw .io(operation: "open", path: found[found.count - 1].path, reason: "\(error)")
             }
         }
+        state = Mutex(State(segments: found, fd: fd, fileSize: lastSize, nextPosition: next, durablePosition: next))
     }
 
-    /// Appends `records` in order and returns their positions once they are durable. Concurrent appends share fsyncs.
-    /// A failed write is cut back (nothing half-written stays) and throws; a failed fsync poisons the journal.
+    deinit {
+        state.withLock { s in
+            try? s.fd?.close()
+            for r in s.retired { try? r.close() }
+        }
+    }
+
+    // MARK: Writing
+
+    /// Writes `records` after everything written before, and returns their positions. They are in the file (the
+    /// page cache) but not yet durable: acknowledge nothing before `waitDurable(through: range.upperBound)`.
+    /// A failed write is cut back (nothing half-written stays) and throws.
+    @discardableResult
+    public func write(_ records: [JournalRecord]) throws(JournalError) -> Range<UInt64> {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(records.reduce(0) { $0 + $1.payload.count + JournalFrame.headerSize + 1 })
+        for r in records { JournalFrame.append(r, to: &bytes) }
+        return try state.withLock { s throws(JournalError) -> Range<UInt64> in
+            if let poison = s.poison { throw .poisoned(reason: poison) }
+            guard !records.isEmpty else { return s.nextPosition..<s.nextPosition }
+            if s.fd == nil || (s.fileSize > Int64(JournalSegment.headerSize)
+                && s.fileSize + Int64(bytes.count) > Int64(configuration.segmentBytes)) {
+                try rotate(&s)
+            }
+            guard let fd = s.fd, let path = s.segments.last?.path else { throw .closed }
+            let at = s.fileSize
+            do {
+                var done = 0
+                while done < bytes.count {
+                    done += try bytes.withUnsafeBytes {
+                        try fd.write(toAbsoluteOffset: at + Int64(done), UnsafeRawBufferPointer(rebasing: $0[done...]),
+                                     retryOnInterrupt: true)
+                    }
+                }
+            } catch {
+                // ENOSPC part-way: cut back to the last whole frame, so a retry appends after good data.
+                do { try fd.resize(to: at, retryOnInterrupt: true) } catch {
+                    s.poison = "a failed write could not be cut back: \(error)"
+                }
+                throw .io(operation: "write", path: path, reason: "\(error)")
+            }
+            let first = s.nextPosition
+            s.fileSize += Int64(bytes.count)
+            s.nextPosition += UInt64(records.count)
+            s.statistics.appends += 1
+            s.statistics.records += UInt64(records.count)
+            s.statistics.bytes += Int64(bytes.count)
+            return first..<s.nextPosition
+        }
+    }
+
+    /// Returns once every record before `position` is durable (fsync'd). Waiters that arrive while an fsync runs
+    /// share the next one. A failed fsync poisons the journal: this and every later call throws.
+    public func waitDurable(through position: UInt64) async throws(JournalError) {
+        let result: Result<Void, JournalError> = await withCheckedContinuation { c in
+            enum Next { case resume(Result<Void, JournalError>), flush, wait }
+            let next = state.withLock { s -> Next in
+                if let poison = s.poison { return .resume(.failure(.poisoned(reason: poison))) }
+                if s.durablePosition >= position { return .resume(.success(())) }
+                s.waiters.append((position, c))
+                if s.flushing { return .wait }
+                s.flushing = true
+                return .flush
+            }
+            switch next {
+            case .resume(let r): c.resume(returning: r)
+            case .flush: syncQueue.async { self.flushLoop() }
+            case .wait: break
+            }
+        }
+        try result.get()
+    }
+
+    /// Appends `records` in order and returns their positions once they are durable: `write` then `waitDurable`.
     @discardableResult
     public func append(_ records: [JournalRecord]) async throws(JournalError) -> Range<UInt64> {
-        if let poison { throw .poisoned(reason: poison) }
-        guard !records.isEmpty else { return nextPosition..<nextPosition }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(records.reduce(0) { $0 + $1.payload.count + 9 })
-        for r in records { JournalFrame.append(r, to: &bytes) }
-        if fd == nil || (fileSize > Int64(JournalSegment.headerSize) && fileSize + Int64(bytes.count) > Int64(configuration.segmentBytes)) {
-            try rotate()
-        }
-        guard let fd, let path = segments.last?.path else { throw .closed }
-        do {
-            var done = 0
-            while done < bytes.count {
-                done += try bytes.withUnsafeBytes {
-                    try fd.write(toAbsoluteOffset: fileSize + Int64(done), UnsafeRawBufferPointer(rebasing: $0[done...]), retryOnInterrupt: true)
-                }
-            }
-        } catch {
-            // ENOSPC part-way: cut back to the last whole frame, so a retry appends after good data.
-            do { try fd.resize(to: fileSize, retryOnInterrupt: true) } catch {
-                poison = "a failed write could not be cut back: \(error)"
-            }
-            throw .io(operation: "write", path: path, reason: "\(error)")
-        }
-        let first = nextPosition
-        fileSize += Int64(bytes.count)
-        nextPosition += UInt64(records.count)
-        statistics.appends += 1
-        statistics.records += UInt64(records.count)
-        statistics.bytes += Int64(bytes.count)
-        let target = nextPosition
-        while durablePosition < target {
-            if let poison { throw .poisoned(reason: poison) }
-            if flushing {
-                await withCheckedContinuation { waiters.append($0) }
-            } else {
-                try await flush()
-            }
-        }
-        return first..<target
+        let range = try write(records)
+        try await waitDurable(through: range.upperBound)
+        return range
     }
 
-    /// One fsync of the current segment, off the actor so appends keep writing meanwhile; then every waiter
-    /// re-checks whether it is covered.
-    private func flush() async throws(JournalError) {
-        guard let fd, let path = segments.last?.path else { throw .closed }
-        flushing = true
-        let upTo = nextPosition
-        let result: Result<Void, JournalError> = await withCheckedContinuation { c in
-            syncQueue.async {
-                do throws(JournalError) { try JournalSystem.fsync(fd, path: path); c.resume(returning: .success(())) } catch {
-                    c.resume(returning: .failure(error))
-                }
+    /// Runs on `syncQueue` while anyone waits: fsync what is written, wake the waiters it covers, repeat.
+    private func flushLoop() {
+        while true {
+            let (fd, path, upTo) = state.withLock { s in (s.fd, s.segments.last?.path ?? directory, s.nextPosition) }
+            var failure: JournalError?
+            if let fd {
+                do throws(JournalError) { try JournalSystem.fsync(fd, path: path) } catch { failure = error }
             }
+            let (ready, more) = state.withLock { s -> ([(CheckedContinuation<Result<Void, JournalError>, Never>, Result<Void, JournalError>)], Bool) in
+                s.statistics.fsyncs += 1
+                for r in s.retired { try? r.close() }
+                s.retired.removeAll()
+                if let failure {
+                    s.poison = s.poison ?? "\(failure)"
+                    let all = s.waiters.map { ($0.continuation, Result<Void, JournalError>.failure(failure)) }
+                    s.waiters.removeAll()
+                    s.flushing = false
+                    return (all, false)
+                }
+                s.durablePosition = max(s.durablePosition, upTo)
+                let durable = s.durablePosition
+                let covered = s.waiters.filter { $0.position <= durable }.map { ($0.continuation, Result<Void, JournalError>.success(())) }
+                s.waiters.removeAll { $0.position <= durable }
+                if s.waiters.isEmpty { s.flushing = false }
+                return (covered, !s.waiters.isEmpty)
+            }
+            for (c, r) in ready { c.resume(returning: r) }
+            if !more { return }
         }
-        flushing = false
-        statistics.fsyncs += 1
-        switch result {
-        case .success: durablePosition = max(durablePosition, upTo)
-        case .failure(let e): poison = "\(e)"
-        }
-        let resumed = waiters
-        waiters.removeAll()
-        for w in resumed { w.resume() }
-        if case .failure(let e) = result { throw e }
     }
 
     /// Starts a new segment: the current one is made durable first, then the new file and its directory entry.
-    private func rotate() throws(JournalError) {
-        if let fd, let path = segments.last?.path {
+    private func rotate(_ s: inout State) throws(JournalError) {
+        if let fd = s.fd, let path = s.segments.last?.path {
             try JournalSystem.fsync(fd, path: path)
-            statistics.fsyncs += 1
-            try? fd.close()
-            durablePosition = nextPosition
+            s.statistics.fsyncs += 1
+            s.durablePosition = s.nextPosition
+            // An fsync running on the queue may hold this descriptor: it closes it when done.
+            if s.flushing { s.retired.append(fd) } else { try? fd.close() }
+            s.fd = nil
         }
-        let segment = JournalSegment(firstPosition: nextPosition, path: directory + "/" + JournalSegment.name(nextPosition))
-        try Self.writeFile(segment.path, JournalSegment.header(nextPosition))
+        let segment = JournalSegment(firstPosition: s.nextPosition, path: directory + "/" + JournalSegment.name(s.nextPosition))
+        try Self.writeFile(segment.path, JournalSegment.header(s.nextPosition))
         try JournalSystem.fsyncDirectory(directory)
-        do { fd = try FileDescriptor.open(FilePath(segment.path), .writeOnly) } catch {
+        do { s.fd = try FileDescriptor.open(FilePath(segment.path), .writeOnly) } catch {
             throw .io(operation: "open", path: segment.path, reason: "\(error)")
         }
-        segments.append(segment)
-        fileSize = Int64(JournalSegment.headerSize)
+        s.segments.append(segment)
+        s.fileSize = Int64(JournalSegment.headerSize)
     }
+
+    // MARK: Reading the state
+
+    public var nextPosition: UInt64 { state.withLock { $0.nextPosition } }
+    public var durablePosition: UInt64 { state.withLock { $0.durablePosition } }
+    public var statistics: Statistics { state.withLock { $0.statistics } }
+    /// The first position still on disk.
+    public var firstPosition: UInt64 { state.withLock { $0.segments.first?.firstPosition ?? $0.nextPosition } }
+    /// Nil while appends are taken; else why not (a failed fsync).
+    public var poisonReason: String? { state.withLock { $0.poison } }
 
     /// Deletes the segments whose records all come before `position` (covered by a checkpoint and delivered).
     /// The current segment is kept.
     public func dropSegments(before position: UInt64) throws(JournalError) {
-        while segments.count > 1, segments[1].firstPosition <= position {
-            let s = segments.removeFirst()
-            if unlink(s.path) != 0 { throw .io(operation: "unlink", path: s.path, reason: String(cString: strerror(errno))) }
+        let gone = state.withLock { s -> [JournalSegment] in
+            var gone: [JournalSegment] = []
+            while s.segments.count > 1, s.segments[1].firstPosition <= position { gone.append(s.segments.removeFirst()) }
+            return gone
+        }
+        guard !gone.isEmpty else { return }
+        for g in gone where unlink(g.path) != 0 {
+            throw .io(operation: "unlink", path: g.path, reason: String(cString: strerror(errno)))
         }
         try JournalSystem.fsyncDirectory(directory)
     }
 
-    /// The first position still on disk.
-    public var firstPosition: UInt64 { segments.first?.firstPosition ?? nextPosition }
-
     public func close() {
-        try? fd?.close()
-        fd = nil
+        state.withLock { s in
+            if s.flushing, let fd = s.fd { s.retired.append(fd) } else { try? s.fd?.close() }
+            s.fd = nil
+            s.poison = s.poison ?? "closed"
+        }
     }
 
     private static func truncate(_ path: String, to size: Int64) throws(JournalError) {

@@ -1,4 +1,5 @@
 import Delivery
+import Host
 import Hummingbird
 import Ingest
 import Storage
@@ -38,12 +39,12 @@ struct APIRoutes: Sendable {
         v1.get("requests/:identifier") { _, context in try get(try PathParameter.require("identifier", context)) }
         v1.delete("requests/:identifier") { _, context in
             let id = try PathParameter.require("identifier", context)
-            guard try await host.remove([id]) == [id] else { throw Self.noRequest(id) }
+            guard try await Problem.mapping({ () async throws(HostError) in try await host.remove([id]) }) == [id] else { throw Self.noRequest(id) }
             return Response(status: .noContent)
         }
         v1.delete("requests") { request, _ in
             let ids = request.uri.queryParameters.getAll("identifier").map { String($0) }
-            let removed = ids.isEmpty ? try await host.removeAll() : try await host.remove(ids)
+            let removed = try await Problem.mapping { () async throws(HostError) in ids.isEmpty ? try await host.removeAll() : try await host.remove(ids) }
             var w = JSONWriter()
             w.beginObject(); w.key("removed"); w.beginArray()
             for id in removed { w.string(id) }
@@ -54,14 +55,14 @@ struct APIRoutes: Sendable {
         let ingestRoutes = router.group("v1").add(middleware: BackPressureMiddleware(pressure: pressure))
         ingestRoutes.post("fixes") { request, _ in
             var reader = IngestReader(decoder: NDJSONFixDecoder(source: "request"), limit: limit) { batch async throws(Problem) in
-                try await host.process(fixes: batch.map { (line: $0.line, fix: $0.record) })
+                try await Problem.mapping { () async throws(HostError) in try await host.process(fixes: batch.map { (line: $0.line, fix: $0.record) }) }
             }
             reader.coalesce = true
             return try await ingest(request, &reader)
         }
         ingestRoutes.post("sightings") { request, _ in
             var reader = IngestReader(decoder: NDJSONSightingDecoder(source: "request"), limit: limit) { batch async throws(Problem) in
-                try await host.process(sightings: batch.map { (line: $0.line, sighting: $0.record) })
+                try await Problem.mapping { () async throws(HostError) in try await host.process(sightings: batch.map { (line: $0.line, sighting: $0.record) }) }
             }
             reader.coalesce = true
             return try await ingest(request, &reader)
@@ -93,7 +94,7 @@ struct APIRoutes: Sendable {
             object.insert((key: "identifier", value: .string(id)), at: 0)
             json = .object(object)
         }
-        let results = try await host.add(json)
+        let results = try await Problem.mapping { () async throws(HostError) in try await host.add(json) }
         var w = JSONWriter()
         w.beginObject()
         w.field("identifier", id)
@@ -103,7 +104,8 @@ struct APIRoutes: Sendable {
     }
 
     private func post(_ request: Request) async throws -> Response {
-        let results = try await host.add(try await body(request))
+        let json = try await body(request)
+        let results = try await Problem.mapping { () async throws(HostError) in try await host.add(json) }
         var w = JSONWriter()
         w.beginObject()
         w.field("added", results.filter { $0.result == .added }.count)

@@ -1,3 +1,4 @@
+import Host
 import Logging
 import ServiceLifecycle
 import TriggerEngine

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Delivery
+import Host
 import Hummingbird
 import HummingbirdCore
 import HummingbirdTLS
@@ -16,8 +17,10 @@ import Storage
 public struct GeoTriggerServer: Sendable {
     public let configuration: ServerConfiguration
     public let host: EngineHost
+    let log: FileHostLog
     let dispatcher: OutboxDispatcher
     let ticker: ClockTicker?
+    let checkpoints: CheckpointScheduler
     let tls: TLSConfiguration?
     /// `configuration.host` resolved, checked and bound as this numeric address.
     let listenAddress: SocketAddress
@@ -43,7 +46,15 @@ public struct GeoTriggerServer: Sendable {
             throw ServerConfigurationError(reason: "cannot open the database \(configuration.databasePath): \(Self.folderProblem(configuration.databasePath) ?? "\(error)")")
         }
         self.configuration = configuration
-        self.host = try EngineHost(store: store, configuration: configuration.engineConfiguration, logger: logger)
+        do {
+            self.log = try FileHostLog(directory: configuration.effectiveJournalPath, recover: configuration.recover, logger: logger)
+        } catch {
+            throw ServerConfigurationError(reason: "cannot open the journal \(configuration.effectiveJournalPath): \(error)\(configuration.recover ? "" : "; start with --recover to keep what precedes the damage")")
+        }
+        self.host = try EngineHost(store: store, log: log, configuration: configuration.engineConfiguration,
+                                   recover: configuration.recover, logger: logger)
+        self.checkpoints = CheckpointScheduler(host: host, interval: .milliseconds(Int64(configuration.checkpointInterval * 1000)),
+                                               recordLimit: UInt64(configuration.checkpointRecords), logger: logger)
         let sinks = try configuration.sinks.map { sink throws(DeliveryFailure) in try sink.makeSink(configuration.delivery) }
         self.dispatcher = OutboxDispatcher(store: store, sinks: sinks, signal: host.outboxSignal,
                                            configuration: configuration.delivery, logger: logger)
@@ -131,7 +142,7 @@ public struct GeoTriggerServer: Sendable {
     /// what the tests run. `run` is the executable's, with inputs and the ordered shutdown.
     /// - Parameter onServerRunning: receives the bound port (useful with port 0).
     public func makeApplication(onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }) throws -> some ApplicationProtocol {
-        try application(services: [dispatcher] + (ticker.map { [$0] } ?? []), onServerRunning: onServerRunning)
+        try application(services: [host.feeder, checkpoints, dispatcher] + (ticker.map { [$0] } ?? []), onServerRunning: onServerRunning)
     }
 
     private func application(services: [any Service], onServerRunning: @escaping @Sendable (Int) async -> Void) throws -> some ApplicationProtocol {
@@ -160,7 +171,11 @@ public struct GeoTriggerServer: Sendable {
                     onInputListening: @escaping @Sendable (InputConfiguration, Int) async -> Void = { _, _ in }) async throws {
         let app = try application(services: [], onServerRunning: onServerRunning)
         // ServiceGroup shuts services down last to first, each after the one before it has returned.
-        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: dispatcher, serviceName: "outbox dispatcher")]
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
+            .init(service: host.feeder, serviceName: "outbox feeder"),
+            .init(service: checkpoints, serviceName: "checkpoints"),
+            .init(service: dispatcher, serviceName: "outbox dispatcher"),
+        ]
         if let ticker { services.append(.init(service: ticker, serviceName: "clock ticker")) }
         services.append(.init(service: app, serviceName: "HTTP server"))
         let streams: [any Service] = configuration.inputs.map { input in
@@ -174,8 +189,14 @@ public struct GeoTriggerServer: Sendable {
         let group = ServiceGroup(configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         var failure: (any Error)?
         do { try await group.run() } catch { failure = error }
-        // Every service has returned: nothing evaluates or commits any more.
-        logger.notice("shutdown: inputs, HTTP server and clock stopped; every answered batch is committed")
+        // Every service has returned: nothing evaluates or writes the journal any more.
+        logger.notice("shutdown: inputs, HTTP server and clock stopped; every answered batch is in the journal")
+        if await host.feeder.feedPending() { logger.notice("shutdown: every journaled notification is in the outbox") }
+        do {
+            if try await host.checkpoint() != nil { logger.notice("shutdown: checkpoint written; the next start replays nothing") }
+        } catch {
+            logger.error("shutdown: the final checkpoint failed; the next start replays the journal", metadata: ["error": "\(error)"])
+        }
         let delivered = await dispatcher.drain()
         if delivered {
             logger.notice("shutdown: outbox flushed to every sink")
@@ -184,7 +205,8 @@ public struct GeoTriggerServer: Sendable {
         }
         do {
             try host.store.close()
-            logger.notice("shutdown: database closed")
+            log.close()
+            logger.notice("shutdown: database and journal closed")
         } catch {
             logger.error("shutdown: closing the database failed", metadata: ["error": "\(error)"])
             failure = failure ?? error

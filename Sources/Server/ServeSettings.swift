@@ -10,6 +10,12 @@ import TriggerEngine
 public enum ServeSettings {
     public static let all: [ServeSetting] = [
         .init("database", flag: "database", .string, default: "./geotrigger.sqlite", help: "SQLite database file (created if missing)."),
+        .init("journal", flag: "journal", .string, default: nil,
+              help: "Directory of the journal (every accepted input, fsync'd before it is acknowledged) and its checkpoints; default: the database path with .journal appended."),
+        .init("checkpoint.interval", flag: "checkpoint-interval", .number, default: "60",
+              help: "Seconds between checkpoints of the engine's state while input arrives; a restart replays the journal after the newest."),
+        .init("checkpoint.records", flag: "checkpoint-records", .integer, default: "100000",
+              help: "Journal records (batches) after which a checkpoint is taken before the interval is up."),
         .init("listen", flag: "listen", .string, default: "127.0.0.1:8080",
               help: "Address to listen on, HOST:PORT or [IPv6]:PORT; port 0 picks a free one (logged). A non-loopback address needs a token."),
         .init("sink", flag: "sink", .strings, default: nil,
@@ -205,6 +211,15 @@ public enum ServeSettings {
         if let database = string("database") {
             guard !database.isEmpty else { throw fail("database", "the database path is empty") }
             c.databasePath = database
+        }
+        if let journal = string("journal") {
+            guard !journal.isEmpty else { throw fail("journal", "the journal path is empty") }
+            c.journalPath = journal
+        }
+        if let interval = try Self.seconds("checkpoint.interval", values, fail: fail) { c.checkpointInterval = interval / .seconds(1) }
+        if case .int(let records)? = values["checkpoint.records"]?.value {
+            guard records > 0 else { throw fail("checkpoint.records", "must be at least 1, got \(records)") }
+            c.checkpointRecords = records
         }
         if let listen = string("listen") {
             guard let (host, port) = splitHostPort(listen) else {

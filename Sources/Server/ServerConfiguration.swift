@@ -28,6 +28,17 @@ public struct ServerConfiguration: Sendable {
     public var inputs: [InputConfiguration]
     /// Timeouts and the connection bound of the HTTP server.
     public var connections = ConnectionLimits()
+    /// The journal's directory (segments and checkpoints); nil: the database path with `.journal` appended.
+    public var journalPath: String?
+    /// Seconds between checkpoints (while input arrives), and journal records after which one is taken sooner.
+    public var checkpointInterval: Double = 60
+    public var checkpointRecords = 100_000
+    /// Start despite damage inside the journal or the newest checkpoint: keep what precedes it and say loudly
+    /// what was skipped.
+    public var recover = false
+
+    /// The journal directory in use.
+    public var effectiveJournalPath: String { journalPath ?? databasePath + ".journal" }
 
     public enum FutureBound: Sendable, Equatable {
         /// 10 minutes ahead of wall time, or 366 days ahead of the watermark with the event clock.

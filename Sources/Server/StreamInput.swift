@@ -1,3 +1,4 @@
+import Host
 import Ingest
 import Logging
 import NIOCore
@@ -66,12 +67,12 @@ struct StreamInput: Service {
         switch input.records {
         case .fixes:
             let reader = IngestReader(decoder: NDJSONFixDecoder(source: source), limit: .max) { batch async throws(Problem) in
-                try await host.process(fixes: batch.map { (line: $0.line, fix: $0.record) })
+                try await Problem.mapping { () async throws(HostError) in try await host.process(fixes: batch.map { (line: $0.line, fix: $0.record) }) }
             }
             await read(chunks, reader, source: source)
         case .sightings:
             let reader = IngestReader(decoder: NDJSONSightingDecoder(source: source), limit: .max) { batch async throws(Problem) in
-                try await host.process(sightings: batch.map { (line: $0.line, sighting: $0.record) })
+                try await Problem.mapping { () async throws(HostError) in try await host.process(sightings: batch.map { (line: $0.line, sighting: $0.record) }) }
             }
             await read(chunks, reader, source: source)
         }

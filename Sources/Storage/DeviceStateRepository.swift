@@ -1,50 +1,25 @@
 import GRDB
 import TriggerEngine
 
-/// The `devices` and `pair_states` tables: a device's snapshot is read as a whole and written whole (`save`) or as
-/// the difference from what is stored (`apply`, with `DeviceStateMirror`).
+/// The `devices` and `pair_states` tables of the version before the journal: a service upgraded in place restores
+/// from them once (`Store.restore`), then its checkpoints hold the state. `save` writes such a file (the upgrade
+/// tests).
 public struct DeviceStateRepository: Sendable {
     public init() {}
 
     /// Replaces the device's row and all its pair rows, keeping the pairs' order.
     public func save(_ s: DeviceSnapshot, in db: Database) throws {
-        try apply(DeviceStateMirror.rewrite(s), in: db)
-    }
-
-    /// Writes one device's change. Statements are cached: a batch runs them for hundreds of devices.
-    public func apply(_ c: DeviceStateChange, in db: Database) throws {
-        switch c.kind {
-        case .delete:
-            try delete(device: c.device, in: db)
-            return
-        case .rewrite:
-            try db.cachedStatement(sql: "DELETE FROM pair_states WHERE device = ?").execute(arguments: [c.device])
-        case .partial:
-            break
-        }
-        if c.writesRow, let s = c.snapshot {
-            try db.cachedStatement(
-                sql: """
-                    INSERT INTO devices (device, last_fix, last_sighting, state) VALUES (?, ?, ?, ?)
-                    ON CONFLICT(device) DO UPDATE SET last_fix = excluded.last_fix, last_sighting = excluded.last_sighting,
-                      state = excluded.state
-                    """
-            ).execute(arguments: [s.device, s.lastFix?.microseconds, s.lastSighting?.microseconds, s.state])
-        }
-        if !c.pairDeletes.isEmpty {
-            let statement = try db.cachedStatement(sql: "DELETE FROM pair_states WHERE device = ? AND identifier = ?")
-            for id in c.pairDeletes { try statement.execute(arguments: [c.device, id]) }
-        }
-        if !c.pairUpserts.isEmpty {
-            let statement = try db.cachedStatement(
-                sql: """
-                    INSERT INTO pair_states (device, identifier, revision, state, position) VALUES (?, ?, ?, ?, ?)
-                    ON CONFLICT(device, identifier) DO UPDATE SET revision = excluded.revision, state = excluded.state,
-                      position = excluded.position
-                    """)
-            for p in c.pairUpserts {
-                try statement.execute(arguments: [c.device, p.identifier, Int64(bitPattern: p.revision), p.state, p.position])
-            }
+        try db.execute(sql: "DELETE FROM pair_states WHERE device = ?", arguments: [s.device])
+        try db.execute(
+            sql: """
+                INSERT INTO devices (device, last_fix, last_sighting, state) VALUES (?, ?, ?, ?)
+                ON CONFLICT(device) DO UPDATE SET last_fix = excluded.last_fix, last_sighting = excluded.last_sighting,
+                  state = excluded.state
+                """,
+            arguments: [s.device, s.lastFix?.microseconds, s.lastSighting?.microseconds, s.state])
+        for (k, p) in s.pairs.enumerated() {
+            try db.execute(sql: "INSERT INTO pair_states (device, identifier, revision, state, position) VALUES (?, ?, ?, ?, ?)",
+                           arguments: [s.device, p.identifier, Int64(bitPattern: p.revision), p.state, k])
         }
     }
 

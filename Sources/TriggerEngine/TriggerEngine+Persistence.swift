@@ -176,7 +176,11 @@ public struct DeviceSnapshot: Sendable, Hashable {
 public struct PersistenceError: Error, Sendable, Hashable, CustomStringConvertible {
     public var device: String
     public var reason: String
-    public var description: String { "device \(device): \(reason)" }
+    public var description: String { device.isEmpty ? reason : "device \(device): \(reason)" }
+    public init(device: String, reason: String) {
+        self.device = device
+        self.reason = reason
+    }
 }
 
 extension DeliveredRequest {

@@ -1,5 +1,6 @@
 import Beacons
 import Foundation
+import Host
 import Logging
 import Metrics
 import Server
@@ -75,7 +76,7 @@ final class BluetoothInput: Service, @unchecked Sendable {
             try await host.observerStarted(device: observer, at: .wallClock())
         } catch {
             logger.warning("cannot record that the scanner listens; first sightings count as unknown until exitTimeout",
-                           metadata: ["input": "bluetooth:\(adapter)", "reason": "\(error.detail)"])
+                           metadata: ["input": "bluetooth:\(adapter)", "reason": "\(error)"])
         }
         logger.notice("input opened", metadata: ["input": "bluetooth:\(adapter)", "observer": "\(observer)"])
         let host = host
@@ -90,7 +91,7 @@ final class BluetoothInput: Service, @unchecked Sendable {
                     if !numbered.isEmpty { _ = try await host.process(sightings: numbered) }
                     try await host.observerListening(device: observer, at: batch.listening)
                 } catch {
-                    logger.warning("input stopped", metadata: ["input": "bluetooth:\(adapter)", "reason": "\((error as? Problem)?.detail ?? "\(error)")"])
+                    logger.warning("input stopped", metadata: ["input": "bluetooth:\(adapter)", "reason": "\(error)"])
                     stop.stop()
                     break
                 }

@@ -46,6 +46,11 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(help: "JSON configuration file (env \(ServeSettings.configFileVariable)).") var config: String?
     @Option(help: ServeCommand.help("database")) var database: String?
+    @Option(help: ServeCommand.help("journal")) var journal: String?
+    @Option(help: ServeCommand.help("checkpoint.interval")) var checkpointInterval: Double?
+    @Option(help: ServeCommand.help("checkpoint.records")) var checkpointRecords: Int?
+    @Flag(help: "Start despite damage inside the journal or the newest checkpoint: use the newest good checkpoint and the journal up to the damage, and report loudly what was skipped (moved aside, not deleted).")
+    var recover = false
     @Option(help: ServeCommand.help("listen")) var listen: String?
     @Option(name: .customLong("sink"), help: ServeCommand.help("sink")) var sinks: [String] = []
     @Option(name: .customLong("input"), help: ServeCommand.help("input")) var inputs: [String] = []
@@ -80,6 +85,7 @@ struct ServeCommand: AsyncParsableCommand {
         func put(_ key: String, _ value: String?) { if let value { f[key] = .string(value) } }
         put("database", database)
         put("listen", listen)
+        put("journal", journal)
         if !sinks.isEmpty { f["sink"] = .strings(sinks) }
         if !inputs.isEmpty { f["input"] = .strings(inputs) }
         put("bluetooth", bluetooth)
@@ -108,6 +114,8 @@ struct ServeCommand: AsyncParsableCommand {
         put("ndjson.keep", ndjsonKeep)
         put("allowedLateness", allowedLateness)
         put("maxFuture", maxFuture)
+        put("checkpoint.interval", checkpointInterval)
+        put("checkpoint.records", checkpointRecords)
         return f
     }
 
@@ -133,14 +141,14 @@ struct ServeCommand: AsyncParsableCommand {
                                 .milliseconds(50), .milliseconds(100), .milliseconds(250), .milliseconds(500),
                                 .seconds(1), .seconds(5)]
         factory.durationHistogramBuckets["geotrigger_evaluation_seconds"] = fine
-        factory.durationHistogramBuckets["geotrigger_commit_seconds"] = fine
+        factory.durationHistogramBuckets["geotrigger_journal_durable_seconds"] = fine
         MetricsSystem.bootstrap(factory)
         let logger = Logger(label: "geotrigger.serve")
         for (key, origin) in settings.origins.sorted(by: { $0.key < $1.key }) where key != "token" {
             logger.debug("setting", metadata: ["key": "\(key)", "from": "\(origin)"])
         }
 
-        let configuration = settings.configuration
+        let configuration = { var c = settings.configuration; c.recover = recover; return c }()
         let server: GeoTriggerServer
         var inputs: [any Service] = []
         do {

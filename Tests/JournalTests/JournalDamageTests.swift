@@ -16,7 +16,7 @@ import Testing
     func write(_ n: Int, segmentBytes: Int = 64 << 20) async throws -> String {
         let journal = try Journal(directory: directory, configuration: .init(segmentBytes: segmentBytes), logger: logger)
         for k in 0..<n { try await journal.append([JournalTests.record(k)]) }
-        await journal.close()
+        journal.close()
         return directory + "/" + (try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".journal") }.sorted().last!)
     }
 
@@ -49,7 +49,7 @@ import Testing
         let journal = try Journal(directory: directory, logger: logger)
         let torn = try #require(journal.openReport.tornTail, "\(what)")
         #expect(torn.offset == Int64(header + 10 * frame) && torn.bytes == Int64(tail.count))
-        #expect(await journal.nextPosition == 10)
+        #expect(journal.nextPosition == 10)
         #expect(try await journal.append([JournalTests.record(10)]) == 10..<11)
         #expect(try JournalTests.readAll(directory).map(\.0) == Array(0..<11))
     }
@@ -60,7 +60,7 @@ import Testing
         try flip(path, at: header + 9 * frame + 20)
         let journal = try Journal(directory: directory, logger: logger)
         #expect(journal.openReport.tornTail?.reason == "checksum mismatch")
-        #expect(await journal.nextPosition == 9)
+        #expect(journal.nextPosition == 9)
     }
 
     @Test func damageInsideRefusesToOpenWithFileAndOffset() async throws {
@@ -81,7 +81,7 @@ import Testing
         try flip(first, at: header + 2 * frame + 30)
         #expect(throws: JournalError.self) { _ = try Journal(directory: directory, logger: logger) }
         let journal = try Journal(directory: directory, configuration: .init(segmentBytes: 600, recover: true), logger: logger)
-        let kept = await journal.nextPosition
+        let kept = journal.nextPosition
         #expect(kept == 11 + 2)  // the first segment whole, two records of the damaged one
         #expect(journal.openReport.skipped.count >= 2)
         #expect(journal.openReport.skipped.first?.contains("checksum mismatch") == true)

@@ -30,11 +30,11 @@ import Testing
         var positions: [Range<UInt64>] = []
         for k in 0..<50 { positions.append(try await journal.append([Self.record(2 * k), Self.record(2 * k + 1, size: 100)])) }
         #expect(positions.first == 0..<2 && positions.last == 98..<100)
-        await journal.close()
+        journal.close()
         let segments = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".journal") }
         #expect(segments.count > 3)  // 7,900 bytes of frames in 1 KiB segments
         let reopened = try Journal(directory: directory, configuration: .init(segmentBytes: 1024), logger: logger)
-        #expect(await reopened.nextPosition == 100)
+        #expect(reopened.nextPosition == 100)
         #expect(reopened.openReport.tornTail == nil && reopened.openReport.records == 100)
         #expect(try await reopened.append([Self.record(100)]) == 100..<101)
         let all = try Self.readAll(directory)
@@ -54,20 +54,20 @@ import Testing
             for try await r in group { seen.formUnion(r) }
             #expect(seen == Set(0..<UInt64(appends)))
         }
-        let s = await journal.statistics
+        let s = journal.statistics
         #expect(s.appends == appends)
         // Every append waited for an fsync covering it, and many shared one.
         #expect(s.fsyncs < appends / 2, "fsyncs \(s.fsyncs) for \(appends) appends")
         print("journal group commit: \(appends) concurrent appends, \(s.fsyncs) fsyncs")
-        #expect(await journal.durablePosition == UInt64(appends))
+        #expect(journal.durablePosition == UInt64(appends))
     }
 
     @Test func droppedSegmentsAreGoneAndTheRestReads() async throws {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let journal = try Journal(directory: directory, configuration: .init(segmentBytes: 1024), logger: logger)
         for k in 0..<60 { try await journal.append([Self.record(k)]) }
-        try await journal.dropSegments(before: 40)
-        let first = await journal.firstPosition
+        try journal.dropSegments(before: 40)
+        let first = journal.firstPosition
         #expect(first > 0 && first <= 40)
         #expect(try Self.readAll(directory, from: 40).map(\.0) == Array(40..<60))
         #expect(try Self.readAll(directory).first?.0 == first)

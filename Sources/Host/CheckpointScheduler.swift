@@ -1,0 +1,42 @@
+import Logging
+import ServiceLifecycle
+
+/// Takes checkpoints in the background: every `interval`, or sooner once `recordLimit` journal records piled up
+/// since the last (a restart replays at most about that many). Nothing when nothing changed.
+public struct CheckpointScheduler: Service {
+    let host: EngineHost
+    let interval: Duration
+    let recordLimit: UInt64
+    let logger: Logger
+
+    public init(host: EngineHost, interval: Duration, recordLimit: UInt64, logger: Logger) {
+        self.host = host
+        self.interval = interval
+        self.recordLimit = recordLimit
+        self.logger = logger
+    }
+
+    public func run() async throws {
+        var last = ContinuousClock.now
+        // Restored from the tables of a version before the journal: make a checkpoint hold it at once.
+        if host.restored.fromLegacyTables { await take() }
+        while !Task.isCancelled && !Task.isShuttingDownGracefully {
+            do { try await cancelWhenGracefulShutdown { try await Task.sleep(for: .milliseconds(500)) } } catch { return }
+            let pending = await host.recordsSinceCheckpoint
+            guard pending > 0 else { continue }
+            if pending >= recordLimit || ContinuousClock.now - last >= interval {
+                await take()
+                last = ContinuousClock.now
+            }
+        }
+    }
+
+    private func take() async {
+        do {
+            try await host.checkpoint()
+            if host.restored.fromLegacyTables { try host.store.dropLegacyDeviceState() }
+        } catch {
+            logger.error("checkpoint failed; the journal is kept until one succeeds", metadata: ["error": "\(error)"])
+        }
+    }
+}

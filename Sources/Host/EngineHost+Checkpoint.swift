@@ -1,0 +1,35 @@
+import Journal
+import TriggerEngine
+
+extension EngineHost {
+    /// Journal records written since the newest checkpoint.
+    public var recordsSinceCheckpoint: UInt64 { log.nextPosition - (checkpointPositions.first ?? 0) }
+
+    /// Takes a checkpoint of the whole state as of now and writes it, then frees the journal records no one needs:
+    /// those before the older checkpoint kept (the fallback) and already in the outbox. The state is encoded on
+    /// the actor (a consistent cut between two records); the file is written and synced off it, while input goes
+    /// on. Returns the position it covers, or nil when one is already being written.
+    @discardableResult
+    public func checkpoint() async throws -> UInt64? {
+        guard !checkpointRunning else { return nil }
+        checkpointRunning = true
+        defer { checkpointRunning = false }
+        let started = ContinuousClock.now
+        let position = log.nextPosition
+        let body = state.encodeCheckpoint()
+        let log = self.log
+        // A checkpoint must never cover a record a crash could still take back.
+        try await log.waitDurable(through: position)
+        try await Task.detached { () throws -> Void in try log.saveCheckpoint(body, position: position) }.value
+        checkpointPositions.insert(position, at: 0)
+        if checkpointPositions.count > 2 { checkpointPositions.removeLast(checkpointPositions.count - 2) }
+        let keepFrom = min(checkpointPositions.last ?? position, feeder.oldestPending ?? position)
+        try log.dropRecords(before: keepFrom)
+        metrics.checkpoint.record(duration: ContinuousClock.now - started)
+        metrics.checkpointBytes.record(body.count)
+        logger.info("checkpoint written", metadata: [
+            "position": "\(position)", "bytes": "\(body.count)", "devices": "\(engine.deviceCount)",
+            "seconds": "\((ContinuousClock.now - started) / .seconds(1))"])
+        return position
+    }
+}

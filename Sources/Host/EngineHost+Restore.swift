@@ -1,0 +1,132 @@
+import Journal
+import Logging
+import Storage
+import TriggerEngine
+
+/// What a restart found and did, for the start-up log, `/readyz` and the tests.
+public struct RestoreReport: Sendable, Hashable {
+    /// The checkpoint used (its journal position), or nil when none was (a new service, or one upgraded from the
+    /// per-batch SQLite state).
+    public var checkpoint: UInt64?
+    public var requests = 0
+    public var delivered = 0
+    public var devices = 0
+    /// Journal records applied after the checkpoint.
+    public var replayed = 0
+    /// Notifications whose journal records were not yet in the outbox: fed again.
+    public var refed = 0
+    /// Replayed records whose notifications differ from the ones journaled (must stay 0: the engine is
+    /// deterministic; a non-zero count is logged loudly).
+    public var divergent = 0
+    /// With `--recover`: what was skipped (damaged checkpoints).
+    public var skipped: [String] = []
+    /// Restored from the SQLite tables of a version before the journal.
+    public var fromLegacyTables = false
+    public var seconds = 0.0
+}
+
+/// A checkpoint or journal the host cannot start from (without `--recover`): the file, offset and what is wrong.
+public struct RestoreError: Error, Sendable, CustomStringConvertible {
+    public var reason: String
+    public var description: String { reason }
+}
+
+extension EngineHost {
+    struct Restored {
+        var state: HostState
+        var report: RestoreReport
+        var checkpoints: [UInt64]
+    }
+
+    /// Restart: the newest valid checkpoint, then every journal record after it applied in order through the same
+    /// path as live input. Notifications of records the outbox has not taken yet are queued for it again.
+    static func restore(store: Store, log: any HostLog, configuration: TriggerEngine.Configuration, recover: Bool,
+                        feeder: OutboxFeeder, logger: Logger) throws -> Restored {
+        let started = ContinuousClock.now
+        var report = RestoreReport()
+        var state = HostState(configuration: configuration)
+        var start: UInt64 = 0
+        var positions: [UInt64] = []
+        for (position, body) in try log.checkpoints() {
+            positions.append(position)
+            guard report.checkpoint == nil else { continue }
+            do {
+                let b = try body.get()
+                let candidate = HostState(configuration: configuration)
+                let counts = try candidate.restoreCheckpoint(b)
+                state = candidate
+                start = position
+                report.checkpoint = position
+                report.requests = counts.requests
+                report.delivered = counts.delivered
+            } catch {
+                let what = "checkpoint at journal position \(position): \(error)"
+                guard recover else {
+                    throw RestoreError(reason: "\(what); start with --recover to use an older checkpoint and the journal after it")
+                }
+                logger.critical("restore: damaged checkpoint skipped (--recover)", metadata: ["checkpoint": "\(what)"])
+                report.skipped.append(what)
+            }
+        }
+        if report.checkpoint == nil, !report.skipped.isEmpty, log.nextPosition > 0 {
+            // Every checkpoint was damaged: the journal alone can rebuild the state only if it starts at 0.
+            logger.critical("restore: no usable checkpoint; replaying the whole journal")
+        }
+        if report.checkpoint == nil, log.nextPosition == 0, try store.hasLegacyState() {
+            // Upgraded in place: the state is in the SQLite tables of the per-batch version. Read it once; the
+            // first checkpoint (taken right after start) then holds it.
+            let legacy = try store.restore(into: state.engine, decoder: state.decoder)
+            let listing = try store.legacyListing()
+            for r in listing.requests { state.requestJSON[r.identifier] = r.json }
+            for d in listing.delivered { state.deliveredJSON[d.identifier] = d.json }
+            report.requests = legacy.requests
+            report.delivered = legacy.delivered
+            report.fromLegacyTables = true
+            logger.notice("restore: read the state of a version before the journal from the database", metadata: [
+                "requests": "\(legacy.requests)", "devices": "\(legacy.devices)"])
+        }
+        let fed = try store.outboxFedPosition()
+        var refeed: [(UInt64, [RecordedNotification])] = []
+        var previous: UInt64?
+        try log.forEachRecord(from: min(fed, start)) { position, record in
+            if let previous, position != previous + 1 {
+                throw RestoreError(reason: "journal record \(position) follows record \(previous): records are missing")
+            }
+            // Records the checkpoint does not cover must all be there.
+            if previous == nil, position > start {
+                throw RestoreError(reason: "the journal starts at record \(position), but the checkpoint covers only up to \(start): records are missing")
+            }
+            previous = position
+            let r = try HostRecord(record, position: position)
+            if position >= start {
+                let outcome = state.apply(r.input)
+                report.replayed += 1
+                if outcome.fired.map(\.deliveryId) != r.notifications.map(\.deliveryId) {
+                    report.divergent += 1
+                    if report.divergent <= 5 {
+                        logger.critical("restore: replayed record fired other notifications than journaled", metadata: [
+                            "position": "\(position)", "journaled": "\(r.notifications.map(\.deliveryId))",
+                            "replayed": "\(outcome.fired.map(\.deliveryId))"])
+                    }
+                }
+            }
+            if position >= fed, !r.notifications.isEmpty {
+                refeed.append((position, r.notifications))
+                report.refed += r.notifications.count
+            }
+        }
+        if previous == nil, start < log.nextPosition {
+            throw RestoreError(reason: "the journal holds no records from \(start) on, but it ends at \(log.nextPosition)")
+        }
+        for (p, n) in refeed { feeder.enqueue(position: p, n) }
+        let listing = state.listing
+        try store.replaceRequestListing(listing.requests, delivered: listing.delivered)
+        report.devices = state.engine.deviceCount
+        report.seconds = (ContinuousClock.now - started) / .seconds(1)
+        logger.notice("engine restored", metadata: [
+            "checkpoint": "\(report.checkpoint.map(String.init) ?? "none")", "replayed": "\(report.replayed)",
+            "requests": "\(state.engine.pendingCount)", "devices": "\(report.devices)", "refed": "\(report.refed)",
+            "seconds": "\(report.seconds)"])
+        return Restored(state: state, report: report, checkpoints: positions)
+    }
+}

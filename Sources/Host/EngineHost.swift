@@ -1,0 +1,226 @@
+import Delivery
+import Journal
+import Logging
+import Storage
+import TriggerEngine
+
+/// The one owner of the engine, on a journal. Every change follows the same order: apply it to the engine in
+/// memory, write the input and the notifications it fired as one journal record, and answer once an fsync covers
+/// that record. Concurrent batches share fsyncs (group commit): while one waits, the next is evaluated and written
+/// behind it, so the order in the journal is the order of evaluation.
+///
+/// Engine state reaches the disk only as periodic checkpoints (`checkpoint()`); a restart loads the newest and
+/// replays the journal after it (`EngineHost+Restore`). The outbox the sinks deliver from is fed from the journal
+/// by `OutboxFeeder`, off the request path.
+///
+/// If a journal write fails, memory is ahead of the journal and cannot be rolled back: the host refuses further
+/// changes (and `/readyz` says so) until a restart replays what is durable.
+public actor EngineHost {
+    let state: HostState
+    public nonisolated let store: Store
+    public nonisolated let log: any HostLog
+    public nonisolated let feeder: OutboxFeeder
+    public nonisolated let outboxSignal: OutboxSignal
+    public nonisolated let restored: RestoreReport
+    let logger: Logger
+    let metrics = HostMetrics()
+    var engine: TriggerEngine { state.engine }
+    private var failure: String?
+    /// The entries and exits counted as of the last batch, for the transition metrics.
+    private var countedTransitions: (entries: Int, exits: Int)
+    /// False once shutdown began: new input is refused so the last batches can be made durable and delivered.
+    private var intakeOpen = true
+    /// Reused for every record's encoding.
+    private var writer = ByteWriter(capacity: 1 << 16)
+    /// Journal positions of the checkpoints on disk, newest first.
+    var checkpointPositions: [UInt64]
+    var checkpointRunning = false
+
+    /// Restores the engine from the newest checkpoint and the journal after it (see `EngineHost+Restore`).
+    public init(store: Store, log: any HostLog, configuration: TriggerEngine.Configuration, recover: Bool = false,
+                logger: Logger) throws {
+        let signal = OutboxSignal()
+        let feeder = OutboxFeeder(store: store, log: log, signal: signal, logger: logger)
+        let restore = try Self.restore(store: store, log: log, configuration: configuration, recover: recover, feeder: feeder, logger: logger)
+        self.state = restore.state
+        self.store = store
+        self.log = log
+        self.feeder = feeder
+        self.outboxSignal = signal
+        self.restored = restore.report
+        self.logger = logger
+        self.checkpointPositions = restore.checkpoints
+        let statistics = restore.state.engine.statistics
+        countedTransitions = (statistics.entries, statistics.exits)
+        metrics.restart.record(restore.report.seconds)
+    }
+
+    /// Nil while healthy; otherwise why changes are refused.
+    public var failureReason: String? { failure ?? log.failureReason.map { "the journal failed: \($0)" } }
+
+    /// Refuses every later fix and sighting batch; batches already running finish and become durable first.
+    public func closeIntake() { intakeOpen = false }
+
+    // MARK: Requests
+
+    public typealias AddResult = RequestAddResult
+
+    /// Adds or replaces requests given as JSON (one object or an array), all or none: every request is decoded and
+    /// checked before the first is added. Should the engine still refuse one, the ones before it are kept.
+    public func add(_ json: JSONValue) async throws(HostError) -> [(identifier: String, result: AddResult)] {
+        try checkHealthy()
+        let requests: [NotificationRequest]
+        do { requests = try state.decoder.decodeRequests(json) } catch { throw .invalidRequest(error) }
+        let outcome = state.applyRequests(requests, json: json)
+        try await commit(.requests(json: json.jsonText), outcome)
+        if let e = outcome.requestError { throw .invalidRequest(e) }
+        return outcome.added
+    }
+
+    /// Removes the given requests; returns those that were pending.
+    public func remove(_ identifiers: [String]) async throws(HostError) -> [String] {
+        try checkHealthy()
+        let input = HostInput.remove(identifiers: identifiers)
+        let outcome = state.apply(input)
+        try await commit(input, outcome)
+        return outcome.removed
+    }
+
+    /// Removes every pending request (delivered records stay); returns their identifiers.
+    public func removeAll() async throws(HostError) -> [String] {
+        try checkHealthy()
+        let outcome = state.apply(.removeAll)
+        try await commit(.removeAll, outcome)
+        return outcome.removed
+    }
+
+    // MARK: Fixes and sightings
+
+    /// Evaluates one batch of fixes; returns the rejected ones by line, once the batch is durable.
+    public func process(fixes: [(line: Int, fix: LocationFix)]) async throws(HostError) -> [(line: Int, reason: FixRejection)] {
+        try await process(.fixes(fixes.map(\.fix)), lines: fixes.map(\.line))
+    }
+
+    /// Evaluates one batch of beacon sightings, like `process(fixes:)`.
+    public func process(sightings: [(line: Int, sighting: BeaconSighting)]) async throws(HostError) -> [(line: Int, reason: FixRejection)] {
+        try await process(.sightings(sightings.map(\.sighting)), lines: sightings.map(\.line))
+    }
+
+    /// The one path of fixes and sightings.
+    private func process(_ input: HostInput, lines: [Int]) async throws(HostError) -> [(line: Int, reason: FixRejection)] {
+        try checkHealthy()
+        try checkIntake()
+        let started = ContinuousClock.now
+        let outcome = state.apply(input)
+        metrics.evaluation.record(duration: ContinuousClock.now - started)
+        try await commit(input, outcome)
+        let accepted = lines.count - outcome.rejected.count
+        if case .fixes = input { metrics.fixes.increment(by: accepted) } else { metrics.sightings.increment(by: accepted) }
+        return outcome.rejected.map { (lines[$0.index], $0.reason) }
+    }
+
+    // MARK: Clock and observers
+
+    /// Moves the clock (wall-clock mode), firing the deadlines of silent devices it passes. Journaled like any
+    /// input (a restart must move the clock the same way), not waited for: nobody is answered, and the outbox
+    /// takes its notifications only once durable.
+    public func advance(to time: Timestamp) throws(HostError) {
+        guard failure == nil, time > engine.now else { return }
+        let input = HostInput.clock(time)
+        let outcome = state.apply(input)
+        _ = try write(input, outcome)
+    }
+
+    /// A scanner listening as observer `device` heard nothing up to `time`: its beacon deadlines up to then are
+    /// settled (exits fire on time, not an allowed lateness later).
+    public func observerListening(device: String, at time: Timestamp) async throws(HostError) {
+        try checkHealthy()
+        let input = HostInput.observerListening(device: device, at: time)
+        try await commit(input, state.apply(input))
+    }
+
+    /// A scanner started listening as observer `device` at `time` (`serve --bluetooth`).
+    public func observerStarted(device: String, at time: Timestamp) async throws(HostError) {
+        try checkHealthy()
+        let input = HostInput.observerStarted(device: device, at: time)
+        try await commit(input, state.apply(input))
+    }
+
+    // MARK: Devices
+
+    public func status(ofDevice name: String) -> DeviceStatus? { engine.status(ofDevice: name) }
+
+    // MARK: Journal
+
+    /// Writes the record, updates the listing and queues the notifications; returns the position after it.
+    private func write(_ input: HostInput, _ outcome: HostState.Outcome) throws(HostError) -> UInt64 {
+        let notifications = outcome.fired.map(RecordedNotification.init)
+        let record = HostRecord(input: input, notifications: notifications).journalRecord(using: &writer)
+        let range: Range<UInt64>
+        do {
+            range = try log.write([record])
+        } catch {
+            failure = "a journal write failed: \(error)"
+            logger.critical("journal write failed; refusing further changes until a restart", metadata: ["error": "\(error)"])
+            throw .unavailable("the change could not be stored: \(error)")
+        }
+        metrics.journalRecords.increment()
+        metrics.journalBytes.increment(by: record.payload.count)
+        updateListing(outcome)
+        feeder.enqueue(position: range.lowerBound, notifications)
+        countTransitions()
+        if !notifications.isEmpty { metrics.notifications.increment(by: notifications.count) }
+        return range.upperBound
+    }
+
+    /// Writes the record and returns once it is durable.
+    private func commit(_ input: HostInput, _ outcome: HostState.Outcome) async throws(HostError) {
+        let end = try write(input, outcome)
+        let started = ContinuousClock.now
+        do {
+            try await log.waitDurable(through: end)
+        } catch {
+            failure = "the journal could not be made durable: \(error)"
+            logger.critical("journal fsync failed; refusing further changes until a restart", metadata: ["error": "\(error)"])
+            throw .unavailable("the change could not be made durable: \(error)")
+        }
+        metrics.durable.record(duration: ContinuousClock.now - started)
+    }
+
+    /// The request listing follows the engine in journal order (a restart rewrites it from the engine anyway).
+    private func updateListing(_ outcome: HostState.Outcome) {
+        do {
+            if outcome.removedAll { try store.deleteAllRequests() } else { try store.deleteRequests(outcome.removed) }
+            try store.saveRequests(outcome.saved)
+            try store.markDelivered(outcome.delivered)
+        } catch {
+            // The journal has the change; only the listing is behind until a restart rewrites it.
+            logger.error("request listing not updated", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// Adds the entries and exits the engine counted since the last batch to the transition metrics.
+    private func countTransitions() {
+        let statistics = engine.statistics
+        if statistics.entries > countedTransitions.entries {
+            metrics.entries.increment(by: statistics.entries - countedTransitions.entries)
+        }
+        if statistics.exits > countedTransitions.exits {
+            metrics.exits.increment(by: statistics.exits - countedTransitions.exits)
+        }
+        countedTransitions = (statistics.entries, statistics.exits)
+    }
+
+    // MARK: Internals
+
+    private func checkHealthy() throws(HostError) {
+        if let reason = failureReason { throw .unavailable("changes are refused until a restart: \(reason)") }
+    }
+
+    private func checkIntake() throws(HostError) {
+        guard intakeOpen else { throw .shuttingDown }
+    }
+}
+
+/// Whether an added request was new or replaced one with the same identifier.
+public enum RequestAddResult: Sendable, Equatable { case added, replaced }

@@ -1,0 +1,43 @@
+import Journal
+import Logging
+
+/// The host's log on local files: journal segments and checkpoint files in one directory.
+public final class FileHostLog: HostLog {
+    public let journal: Journal
+    let checkpointFiles: CheckpointFiles
+
+    /// Opens (or creates) the directory. A torn journal tail is cut off and logged; other damage throws unless
+    /// `recover`.
+    public init(directory: String, segmentBytes: Int = 64 << 20, recover: Bool = false, logger: Logger) throws(JournalError) {
+        journal = try Journal(directory: directory, configuration: .init(segmentBytes: segmentBytes, recover: recover), logger: logger)
+        checkpointFiles = CheckpointFiles(directory: directory)
+    }
+
+    public var directory: String { journal.directory }
+    public var nextPosition: UInt64 { journal.nextPosition }
+    public var failureReason: String? { journal.poisonReason }
+
+    public func write(_ records: [JournalRecord]) throws(JournalError) -> Range<UInt64> { try journal.write(records) }
+
+    public func waitDurable(through position: UInt64) async throws(JournalError) { try await journal.waitDurable(through: position) }
+
+    public func forEachRecord(from position: UInt64, _ body: (UInt64, JournalRecord) throws -> Void) throws {
+        var reader = try JournalReader(directory: journal.directory, from: position)
+        let end = journal.durablePosition
+        while let (p, r) = try reader.next(), p < end { try body(p, r) }
+    }
+
+    public func saveCheckpoint(_ body: [UInt8], position: UInt64) throws(JournalError) {
+        try checkpointFiles.write(body, position: position)
+    }
+
+    public func checkpoints() throws(JournalError) -> [(position: UInt64, body: Result<[UInt8], JournalError>)] {
+        try checkpointFiles.list().map { e in
+            (e.position, Result { () throws(JournalError) -> [UInt8] in try checkpointFiles.read(e) })
+        }
+    }
+
+    public func dropRecords(before position: UInt64) throws(JournalError) { try journal.dropSegments(before: position) }
+
+    public func close() { journal.close() }
+}

@@ -1,0 +1,40 @@
+import TriggerEngine
+
+/// One accepted change to the engine, in the order the host applied it: what the journal records, and what a
+/// restart (or `replay` of a journal) applies again to reach the same state and the same notifications.
+public enum HostInput: Sendable, Hashable {
+    /// Requests added or replaced: the JSON as accepted (one object or an array).
+    case requests(json: String)
+    case remove(identifiers: [String])
+    case removeAll
+    case fixes([LocationFix])
+    case sightings([BeaconSighting])
+    /// The wall clock moved (deadlines of silent devices may fire).
+    case clock(Timestamp)
+    /// A scanner started listening as this observer.
+    case observerStarted(device: String, at: Timestamp)
+    /// A scanner listening as this observer heard nothing up to `at`.
+    case observerListening(device: String, at: Timestamp)
+}
+
+/// A notification as the journal keeps it: what the outbox needs, rendered once when it fired.
+public struct RecordedNotification: Sendable, Hashable {
+    public var deliveryId: String
+    public var identifier: String
+    public var device: String
+    public var firedAt: Timestamp
+    /// The notification as one line of JSON (no newline), the bytes every sink delivers.
+    public var json: String
+
+    public init(deliveryId: String, identifier: String, device: String, firedAt: Timestamp, json: String) {
+        self.deliveryId = deliveryId
+        self.identifier = identifier
+        self.device = device
+        self.firedAt = firedAt
+        self.json = json
+    }
+
+    public init(_ n: FiredNotification) {
+        self.init(deliveryId: n.deliveryId, identifier: n.identifier, device: n.device, firedAt: n.firedAt, json: n.jsonLine)
+    }
+}

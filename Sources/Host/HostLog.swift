@@ -1,0 +1,23 @@
+import Journal
+
+/// Where the host keeps what must survive: the journal of inputs (with the notifications they fired) and the
+/// checkpoints of engine state. One small protocol, so the host's tests run on memory (`MemoryHostLog`) and the
+/// service on files (`FileHostLog`), and a partitioned log can implement it later.
+public protocol HostLog: Sendable {
+    /// The position the next record gets.
+    var nextPosition: UInt64 { get }
+    /// Writes records after everything written before, in call order; not yet durable.
+    func write(_ records: [JournalRecord]) throws(JournalError) -> Range<UInt64>
+    /// Returns once every record before `position` is durable. Concurrent waiters share the work.
+    func waitDurable(through position: UInt64) async throws(JournalError)
+    /// Calls `body` with each durable record from `position` on, in order; damage throws.
+    func forEachRecord(from position: UInt64, _ body: (UInt64, JournalRecord) throws -> Void) throws
+    /// Stores a checkpoint of the state after every record before `position`.
+    func saveCheckpoint(_ body: [UInt8], position: UInt64) throws(JournalError)
+    /// The checkpoints, newest first: (position, body or the damage that makes it unusable).
+    func checkpoints() throws(JournalError) -> [(position: UInt64, body: Result<[UInt8], JournalError>)]
+    /// Frees the records before `position` (a checkpoint covers them and the outbox holds their notifications).
+    func dropRecords(before position: UInt64) throws(JournalError)
+    /// Nil while writes are taken; else why not.
+    var failureReason: String? { get }
+}

@@ -1,0 +1,24 @@
+import Metrics
+
+/// The host's metrics, through the swift-metrics facade (the executable picks the backend).
+struct HostMetrics: Sendable {
+    let fixes = Counter(label: "geotrigger_fixes_total")
+    let sightings = Counter(label: "geotrigger_sightings_total")
+    let notifications = Counter(label: "geotrigger_notifications_total")
+    /// Transitions the engine counted (dwell-delayed entries when the dwell completes), fired or not.
+    let entries = Counter(label: "geotrigger_transitions_total", dimensions: [("event", "entry")])
+    let exits = Counter(label: "geotrigger_transitions_total", dimensions: [("event", "exit")])
+    /// Evaluating one batch in the engine.
+    let evaluation = Metrics.Timer(label: "geotrigger_evaluation_seconds", preferredDisplayUnit: .seconds)
+    /// From a batch's journal write to its fsync covering it (group commit included).
+    let durable = Metrics.Timer(label: "geotrigger_journal_durable_seconds", preferredDisplayUnit: .seconds)
+    let journalRecords = Counter(label: "geotrigger_journal_records_total")
+    let journalBytes = Counter(label: "geotrigger_journal_bytes_total")
+    /// Taking and writing one checkpoint.
+    let checkpoint = Metrics.Timer(label: "geotrigger_checkpoint_seconds", preferredDisplayUnit: .seconds)
+    let checkpointBytes = Gauge(label: "geotrigger_checkpoint_bytes")
+    /// The last restart: checkpoint load plus journal replay.
+    let restart = Gauge(label: "geotrigger_restart_seconds")
+    /// Notifications written to the journal and not yet in the outbox table.
+    let feedBacklog = Gauge(label: "geotrigger_outbox_feed_backlog")
+}

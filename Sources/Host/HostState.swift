@@ -1,0 +1,122 @@
+import Storage
+import TriggerEngine
+
+/// The engine with what the host keeps beside it (each request's JSON as accepted, for the listing and the
+/// checkpoints), and the one function that applies an input: the live path and a restart's replay both go
+/// through `apply`, so the same journal gives the same state and the same notifications.
+final class HostState {
+    let engine: TriggerEngine
+    let decoder = RequestDecoder()
+    /// Pending requests' JSON by identifier.
+    var requestJSON: [String: String] = [:]
+    /// Delivered (`repeats: false`, fired) requests' JSON by identifier.
+    var deliveredJSON: [String: String] = [:]
+
+    init(configuration: TriggerEngine.Configuration) {
+        engine = TriggerEngine(configuration: configuration)
+    }
+
+    /// What applying one input did.
+    struct Outcome {
+        var fired: [FiredNotification] = []
+        /// Rejected fixes or sightings by index in the input.
+        var rejected: [(index: Int, reason: FixRejection)] = []
+        var added: [(identifier: String, result: RequestAddResult)] = []
+        /// Requests now pending whose listing rows must be written.
+        var saved: [StoredRequest] = []
+        var removed: [String] = []
+        var removedAll = false
+        /// Requests that fired and left the pending set.
+        var delivered: [DeliveredRepository.Entry] = []
+        /// The engine refused a request part-way (the ones before it are kept).
+        var requestError: RequestError?
+    }
+
+    /// Applies a journal input. Requests are decoded from their JSON (a replay); the live path decodes first and
+    /// calls `applyRequests` with what it decoded.
+    func apply(_ input: HostInput) -> Outcome {
+        var out = Outcome()
+        switch input {
+        case .requests(let text):
+            do {
+                let json = try JSONParser.parse(text)
+                let requests = try decoder.decodeRequests(json)
+                return applyRequests(requests, json: json)
+            } catch {
+                out.requestError = error as? RequestError ?? RequestError(path: "", reason: "\(error)")
+            }
+        case .remove(let identifiers):
+            out.removed = engine.remove(identifiers: identifiers)
+            for id in out.removed { requestJSON.removeValue(forKey: id) }
+        case .removeAll:
+            out.removed = engine.pendingRequests.map(\.identifier)
+            out.removedAll = true
+            engine.removeAll()
+            requestJSON.removeAll()
+        case .fixes(let fixes):
+            for (k, fix) in fixes.enumerated() {
+                if case .rejected(let reason) = engine.process(fix, emit: { out.fired.append($0) }) { out.rejected.append((k, reason)) }
+            }
+        case .sightings(let sightings):
+            for (k, s) in sightings.enumerated() {
+                if case .rejected(let reason) = engine.process(s, emit: { out.fired.append($0) }) { out.rejected.append((k, reason)) }
+            }
+        case .clock(let time):
+            engine.advance(to: time) { out.fired.append($0) }
+        case .observerStarted(let device, let at):
+            engine.observerStarted(device: device, at: at)
+        case .observerListening(let device, let at):
+            engine.observerListening(device: device, at: at) { out.fired.append($0) }
+        }
+        noteDelivered(&out)
+        return out
+    }
+
+    /// Adds or replaces decoded requests in order; should the engine refuse one, the ones before it stay added.
+    func applyRequests(_ requests: [NotificationRequest], json: JSONValue) -> Outcome {
+        var out = Outcome()
+        let items: [JSONValue] = json.arrayValue ?? [json]
+        for (k, r) in requests.enumerated() {
+            do {
+                let outcome = try engine.add(r)
+                out.added.append((r.identifier, outcome == .added ? .added : .replaced))
+                let text = items[k].jsonText
+                requestJSON[r.identifier] = text
+                deliveredJSON.removeValue(forKey: r.identifier)
+                if let state = engine.state(ofRequest: r.identifier) {
+                    out.saved.removeAll { $0.identifier == r.identifier }
+                    out.saved.append(StoredRequest(identifier: r.identifier, json: text, state: state))
+                }
+            } catch {
+                var e = error
+                e.path = json.arrayValue == nil ? e.path : "[\(k)].\(e.path)"
+                out.requestError = e
+                break
+            }
+        }
+        return out
+    }
+
+    /// Fired `repeats: false` requests have left the pending set: their JSON moves to the delivered list.
+    private func noteDelivered(_ out: inout Outcome) {
+        for n in out.fired where !n.repeats {
+            guard let json = requestJSON.removeValue(forKey: n.identifier) else { continue }
+            deliveredJSON[n.identifier] = json
+            let at = engine.delivered.last { $0.request.identifier == n.identifier }?.deliveredAt ?? n.firedAt
+            out.delivered.append(.init(identifier: n.identifier, json: json, device: n.device, deliveredAt: at))
+        }
+    }
+
+    /// The listing as the engine has it now.
+    var listing: (requests: [StoredRequest], delivered: [DeliveredRepository.Entry]) {
+        let requests = engine.pendingRequestStates.compactMap { r, s in
+            requestJSON[r.identifier].map { StoredRequest(identifier: r.identifier, json: $0, state: s) }
+        }
+        let delivered = engine.delivered.compactMap { d in
+            deliveredJSON[d.request.identifier].map {
+                DeliveredRepository.Entry(identifier: d.request.identifier, json: $0, device: d.device, deliveredAt: d.deliveredAt)
+            }
+        }
+        return (requests, delivered)
+    }
+}

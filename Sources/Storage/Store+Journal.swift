@@ -1,0 +1,122 @@
+import GRDB
+import TriggerEngine
+
+/// What a journal-backed host keeps in the SQLite file: not engine state (that is the journal and its
+/// checkpoints) but what readers and the delivery need: the outbox, fed from the journal in large transactions
+/// with the journal position it has reached, and the request tables the API lists.
+extension Store {
+    /// One notification to append to the outbox.
+    public struct OutboxFeedEntry: Sendable, Hashable {
+        public var deliveryId: String
+        public var identifier: String
+        public var device: String
+        public var json: String
+        public var firedAt: Timestamp
+
+        public init(deliveryId: String, identifier: String, device: String, json: String, firedAt: Timestamp) {
+            self.deliveryId = deliveryId
+            self.identifier = identifier
+            self.device = device
+            self.json = json
+            self.firedAt = firedAt
+        }
+    }
+
+    static let fedKey = "journal.fed"
+    static let legacyStateKeys = ["generation", "revisionCounter", "now"]
+
+    /// The journal position up to which the outbox holds every notification (0 on a new file).
+    public func outboxFedPosition() throws -> UInt64 {
+        try read { db in
+            try String.fetchOne(db, sql: "SELECT value FROM engine_meta WHERE key = ?", arguments: [Self.fedKey]).flatMap { UInt64($0) } ?? 0
+        }
+    }
+
+    /// Appends notifications to the outbox and records that it now holds everything before `position`, in one
+    /// transaction. A deliveryId already there is skipped (a restart re-feeds from the last recorded position).
+    public func feedOutbox(_ entries: [OutboxFeedEntry], through position: UInt64) throws {
+        let now = Timestamp.wallClock().microseconds
+        try write { db in
+            let insert = try db.cachedStatement(sql: """
+                INSERT OR IGNORE INTO outbox (delivery_id, identifier, device, json, created_at, enqueued_at)
+                VALUES (?, ?, ?, ?, ?, ?)
+                """)
+            for e in entries {
+                try insert.execute(arguments: [e.deliveryId, e.identifier, e.device, e.json, e.firedAt.microseconds, now])
+            }
+            try db.execute(sql: "INSERT OR REPLACE INTO engine_meta (key, value) VALUES (?, ?)",
+                           arguments: [Self.fedKey, String(position)])
+        }
+    }
+
+    /// Whether the file holds engine state written before the journal (a service upgraded in place): requests or
+    /// devices rows, or counters. The host then restores from it once and checkpoints.
+    public func hasLegacyState() throws -> Bool {
+        try read { db in
+            let requests = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM requests") ?? 0
+            let devices = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM devices") ?? 0
+            return requests > 0 || devices > 0
+        }
+    }
+
+    /// The request listing and delivered list as stored (the legacy restore takes their JSON from here).
+    public func legacyListing() throws -> (requests: [StoredRequest], delivered: [DeliveredRepository.Entry]) {
+        try read { db in (try RequestRepository().all(in: db), try DeliveredRepository().all(in: db)) }
+    }
+
+    /// Forgets the legacy device state once a checkpoint holds it (requests stay: they are the listing).
+    public func dropLegacyDeviceState() throws {
+        try write { db in
+            try db.execute(sql: "DELETE FROM pair_states")
+            try db.execute(sql: "DELETE FROM devices")
+        }
+    }
+
+    // MARK: The request listing
+
+    /// Adds or replaces requests in the listing (and takes them out of the delivered list).
+    public func saveRequests(_ requests: [StoredRequest]) throws {
+        guard !requests.isEmpty else { return }
+        try write { db in
+            for r in requests {
+                try RequestRepository().save(r, in: db)
+                try DeliveredRepository().delete(identifier: r.identifier, in: db)
+            }
+        }
+    }
+
+    public func deleteRequests(_ identifiers: [String]) throws {
+        guard !identifiers.isEmpty else { return }
+        try write { db in try RequestRepository().delete(identifiers: identifiers, in: db) }
+    }
+
+    public func deleteAllRequests() throws {
+        try write { db in try RequestRepository().deleteAll(in: db) }
+    }
+
+    /// Moves fired `repeats: false` requests from the listing to the delivered list.
+    public func markDelivered(_ entries: [DeliveredRepository.Entry]) throws {
+        guard !entries.isEmpty else { return }
+        try write { db in
+            for e in entries {
+                try DeliveredRepository().save(e, in: db)
+                try RequestRepository().delete(identifiers: [e.identifier], in: db)
+            }
+        }
+    }
+
+    /// Rewrites the listing and the delivered list to match the engine after a restart: a change written to them
+    /// whose journal record did not become durable before a crash is undone here.
+    public func replaceRequestListing(_ requests: [StoredRequest], delivered: [DeliveredRepository.Entry]) throws {
+        try write { db in
+            let wanted = Dictionary(requests.map { ($0.identifier, $0) }, uniquingKeysWith: { $1 })
+            let stored = try RequestRepository().all(in: db)
+            let stale = stored.filter { wanted[$0.identifier]?.json != $0.json }.map(\.identifier)
+            try RequestRepository().delete(identifiers: stale, in: db)
+            let present = Set(stored.map(\.identifier)).subtracting(stale)
+            for r in requests where !present.contains(r.identifier) { try RequestRepository().save(r, in: db) }
+            try db.execute(sql: "DELETE FROM delivered")
+            for e in delivered { try DeliveredRepository().save(e, in: db) }
+        }
+    }
+}

@@ -1,0 +1,46 @@
+/// Little-endian binary encoding for the journal's records and the checkpoints: fixed-width numbers and
+/// length-prefixed strings appended to one growing buffer, reused from record to record.
+public struct ByteWriter: Sendable {
+    public var bytes: [UInt8]
+
+    public init(capacity: Int = 256) {
+        bytes = []
+        bytes.reserveCapacity(capacity)
+    }
+
+    @inline(__always) public mutating func u8(_ v: UInt8) { bytes.append(v) }
+
+    @inline(__always) public mutating func u32(_ v: UInt32) {
+        withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) }
+    }
+
+    @inline(__always) public mutating func u64(_ v: UInt64) {
+        withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) }
+    }
+
+    @inline(__always) public mutating func i64(_ v: Int64) { u64(UInt64(bitPattern: v)) }
+    @inline(__always) public mutating func double(_ v: Double) { u64(v.bitPattern) }
+    @inline(__always) public mutating func timestamp(_ t: Timestamp) { i64(t.microseconds) }
+
+    /// A presence byte, then the value when present.
+    @inline(__always) public mutating func optionalDouble(_ v: Double?) {
+        if let v { u8(1); double(v) } else { u8(0) }
+    }
+
+    public mutating func string(_ s: String) {
+        var s = s
+        s.withUTF8 { utf8 in
+            u32(UInt32(utf8.count))
+            bytes.append(contentsOf: utf8)
+        }
+    }
+
+    public mutating func optionalString(_ s: String?) {
+        if let s { u8(1); string(s) } else { u8(0) }
+    }
+
+    public mutating func bytes(_ b: [UInt8]) {
+        u32(UInt32(b.count))
+        bytes.append(contentsOf: b)
+    }
+}

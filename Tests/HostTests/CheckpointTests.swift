@@ -1,0 +1,117 @@
+import Foundation
+import GRDB
+import Host
+import Journal
+import Storage
+import Testing
+import TriggerEngine
+
+/// Checkpoints: a restart starts from the newest and replays only what follows; covered segments go; a damaged
+/// checkpoint refuses to start unless `recover`, which falls back to the older one; a database of the version
+/// before the journal is read once.
+@Suite struct CheckpointTests {
+    static func feed(_ host: EngineHost, devices: Range<Int>, second: Int) async throws {
+        let fixes = devices.flatMap { k in
+            [HostFixture.fix("d\(k)", second, inside: false), HostFixture.fix("d\(k)", second + 10, inside: true)]
+        }
+        _ = try await host.process(fixes: fixes.enumerated().map { (line: $0.offset + 1, fix: $0.element) })
+    }
+
+    @Test func restartReplaysOnlyWhatFollowsTheNewestCheckpointAndCoveredSegmentsGo() async throws {
+        let f = try HostFixture("checkpoint")
+        let log = try FileHostLog(directory: f.journalPath, segmentBytes: 4096, logger: f.logger)
+        let host = try EngineHost(store: try f.store(), log: log, configuration: HostFixture.eventClock, logger: f.logger)
+        _ = try await host.add(try JSONParser.parse(HostFixture.request("alex")))
+        for b in 0..<30 { try await Self.feed(host, devices: (b * 10)..<(b * 10 + 10), second: b * 100) }
+        let first = try #require(try await host.checkpoint())
+        for b in 30..<40 { try await Self.feed(host, devices: (b * 10)..<(b * 10 + 10), second: b * 100) }
+        let second = try #require(try await host.checkpoint())
+        #expect(second > first)
+        // The older checkpoint is the fallback: segments before it stay, earlier ones go.
+        #expect(log.journal.firstPosition > 0 && log.journal.firstPosition <= first)
+        for b in 40..<43 { try await Self.feed(host, devices: (b * 10)..<(b * 10 + 10), second: b * 100) }
+        await host.feeder.feedPending()
+        let outbox = try HostFixture.outbox(host.store)
+        #expect(outbox.count == 430)
+        log.close()
+
+        let reopened = try FileHostLog(directory: f.journalPath, segmentBytes: 4096, logger: f.logger)
+        let restarted = try EngineHost(store: try f.store(), log: reopened, configuration: HostFixture.eventClock, logger: f.logger)
+        #expect(restarted.restored.checkpoint == second)
+        #expect(restarted.restored.replayed == 3)
+        #expect(restarted.restored.devices == 430)
+        #expect(restarted.restored.requests == 1)
+        #expect(await restarted.status(ofDevice: "d5")?.memberships.map(\.identifier) == ["alex"])
+        // The same fix again is a duplicate: the device's state came back exactly.
+        let again = try await restarted.process(fixes: [(line: 1, fix: HostFixture.fix("d5", 10, inside: true))])
+        #expect(again.map(\.reason) == [.duplicate])
+    }
+
+    @Test func aDamagedCheckpointRefusesToStartUnlessRecoverWhichUsesTheOlderOne() async throws {
+        let f = try HostFixture("checkpoint-damage")
+        let log = try FileHostLog(directory: f.journalPath, logger: f.logger)
+        let host = try EngineHost(store: try f.store(), log: log, configuration: HostFixture.eventClock, logger: f.logger)
+        _ = try await host.add(try JSONParser.parse(HostFixture.request("alex")))
+        try await Self.feed(host, devices: 0..<5, second: 0)
+        let older = try #require(try await host.checkpoint())
+        try await Self.feed(host, devices: 5..<10, second: 100)
+        let newer = try #require(try await host.checkpoint())
+        try await Self.feed(host, devices: 10..<12, second: 200)
+        log.close()
+
+        // Flip one byte in the newest checkpoint's body.
+        let files = try CheckpointFiles(directory: f.journalPath).list()
+        #expect(files.map(\.position) == [newer, older])
+        let handle = try #require(FileHandle(forUpdatingAtPath: files[0].path))
+        try handle.seek(toOffset: 40)
+        let byte = try #require(try handle.read(upToCount: 1)?.first)
+        try handle.seek(toOffset: 40)
+        handle.write(Data([byte ^ 0x5A]))
+        try handle.close()
+
+        let reopened = try FileHostLog(directory: f.journalPath, logger: f.logger)
+        let error = #expect(throws: RestoreError.self) {
+            _ = try EngineHost(store: try f.store(), log: reopened, configuration: HostFixture.eventClock, logger: f.logger)
+        }
+        #expect(error?.reason.contains("checkpoint at journal position \(newer)") == true)
+        #expect(error?.reason.contains("checksum mismatch") == true)
+
+        let recovered = try EngineHost(store: try f.store(), log: reopened, configuration: HostFixture.eventClock, recover: true,
+                                       logger: f.logger)
+        #expect(recovered.restored.checkpoint == older)
+        #expect(recovered.restored.skipped.count == 1)
+        #expect(recovered.restored.devices == 12)
+        #expect(recovered.restored.divergent == 0)
+    }
+
+    @Test func aDatabaseFromBeforeTheJournalIsReadOnceThenCheckpointed() async throws {
+        let f = try HostFixture("legacy")
+        // The per-batch version's tables, written as it wrote them.
+        do {
+            let engine = TriggerEngine(configuration: HostFixture.eventClock)
+            let json = HostFixture.request("alex")
+            try engine.add(RequestDecoder().decodeRequest(JSONParser.parse(json)))
+            _ = engine.process(HostFixture.fix("old", 0, inside: false)) { _ in }
+            _ = engine.process(HostFixture.fix("old", 10, inside: true)) { _ in }
+            let store = try f.store()
+            try store.write { db in
+                try RequestRepository().save(StoredRequest(identifier: "alex", json: json, state: engine.state(ofRequest: "alex")!), in: db)
+                try DeviceStateRepository().save(engine.snapshot(ofDevice: "old")!, in: db)
+                try EngineMetaRepository().save(engine.counters, in: db)
+            }
+        }
+        let log = try FileHostLog(directory: f.journalPath, logger: f.logger)
+        let host = try EngineHost(store: try f.store(), log: log, configuration: HostFixture.eventClock, logger: f.logger)
+        #expect(host.restored.fromLegacyTables)
+        #expect(await host.status(ofDevice: "old")?.memberships.map(\.identifier) == ["alex"])
+        _ = try #require(try await host.checkpoint())
+        try host.store.dropLegacyDeviceState()
+        log.close()
+
+        let reopened = try FileHostLog(directory: f.journalPath, logger: f.logger)
+        let restarted = try EngineHost(store: try f.store(), log: reopened, configuration: HostFixture.eventClock, logger: f.logger)
+        #expect(!restarted.restored.fromLegacyTables)
+        #expect(restarted.restored.checkpoint == 0)
+        #expect(await restarted.status(ofDevice: "old")?.memberships.map(\.identifier) == ["alex"])
+    }
+}

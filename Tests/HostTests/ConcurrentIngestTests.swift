@@ -1,0 +1,54 @@
+import Foundation
+import Host
+import Journal
+import Logging
+import Storage
+import Testing
+import TriggerEngine
+
+/// Batches submitted concurrently to the host (several connections) are each durable before they are answered,
+/// each with its own rejections, share fsyncs, and a restart finds every one of them.
+@Suite struct ConcurrentIngestTests {
+    @Test func concurrentBatchesAreDurableAnsweredSeparatelyAndShareFsyncs() async throws {
+        let f = try HostFixture("concurrent-ingest")
+        let log = try FileHostLog(directory: f.journalPath, logger: f.logger)
+        let host = try EngineHost(store: try f.store(), log: log, configuration: HostFixture.eventClock, logger: f.logger)
+        _ = try await host.add(try JSONParser.parse(HostFixture.request("alex")))
+
+        let count = 64
+        let rejected = try await withThrowingTaskGroup(of: Int.self) { group in
+            for k in 0..<count {
+                group.addTask {
+                    // The third fix is older than the second: late, and rejected in this batch's answer only.
+                    let fixes = [(1, HostFixture.fix("g\(k)", 0, inside: false)), (2, HostFixture.fix("g\(k)", 10, inside: true)),
+                                 (3, HostFixture.fix("g\(k)", 5, inside: true))]
+                    let r = try await host.process(fixes: fixes.map { (line: $0.0, fix: $0.1) })
+                    #expect(r.map(\.line) == [3])
+                    #expect(log.journal.durablePosition >= 2)
+                    return r.count
+                }
+            }
+            var total = 0
+            for try await n in group { total += n }
+            return total
+        }
+        #expect(rejected == count)
+        let statistics = log.journal.statistics
+        #expect(statistics.records == UInt64(count + 1))
+        // Group commit: fewer fsyncs than batches (each waiter joins the fsync in flight or the next one).
+        #expect(statistics.fsyncs < count)
+        #expect(await host.feeder.feedPending())
+        #expect(try HostFixture.outbox(host.store).count == count)
+        log.close()
+
+        // A restart without a checkpoint replays the whole journal.
+        let reopened = try FileHostLog(directory: f.journalPath, logger: f.logger)
+        let restarted = try EngineHost(store: try f.store(), log: reopened, configuration: HostFixture.eventClock, logger: f.logger)
+        #expect(restarted.restored.devices == count)
+        #expect(restarted.restored.replayed == count + 1)
+        #expect(restarted.restored.divergent == 0)
+        #expect(restarted.restored.refed == 0)
+        let status = await restarted.status(ofDevice: "g3")
+        #expect(status?.lastFix == HostFixture.fix("g3", 10, inside: true).timestamp)
+    }
+}

@@ -1,0 +1,40 @@
+import Foundation
+import Host
+import Logging
+import Storage
+import TriggerEngine
+
+/// A temporary directory with a store, for one test; removed when the test's fixture goes.
+final class HostFixture {
+    let directory: String
+    let logger = Logger(label: "host-test")
+
+    init(_ name: String) throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("\(name)-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: directory) }
+
+    var databasePath: String { directory + "/g.sqlite" }
+    var journalPath: String { directory + "/journal" }
+
+    func store() throws -> Store { try Store(path: databasePath, logger: logger) }
+
+    static var eventClock: TriggerEngine.Configuration { TriggerEngine.Configuration(clock: .eventTime) }
+
+    /// Every outbox row as (deliveryId, json), by deliveryId.
+    static func outbox(_ store: Store) throws -> [String: String] {
+        let rows = try store.read { db in try OutboxRepository().entries(after: 0, limit: 10_000_000, in: db) }
+        return Dictionary(rows.map { ($0.deliveryId, $0.json) }, uniquingKeysWith: { a, _ in a })
+    }
+
+    static func fix(_ device: String, _ second: Int, inside: Bool) -> LocationFix {
+        LocationFix(device: device, timestamp: Timestamp(microseconds: Int64(1_760_000_000 + second) * 1_000_000),
+                    latitude: inside ? 52.5219 : 52.53, longitude: 13.4132)
+    }
+
+    static func request(_ id: String, repeats: Bool = true) -> String {
+        #"{"identifier":"\#(id)","content":{"title":"Alex"},"trigger":{"region":{"type":"circle","id":"alex","center":{"latitude":52.5219,"longitude":13.4132},"radius":200},"repeats":\#(repeats)}}"#
+    }
+}
