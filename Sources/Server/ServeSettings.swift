@@ -10,14 +10,14 @@ import TriggerEngine
 public enum ServeSettings {
     public static let all: [ServeSetting] = [
         .init("database", flag: "database", .string, default: "./geotrigger.sqlite", help: "SQLite database file (created if missing)."),
+        .init("listen", flag: "listen", .string, default: "127.0.0.1:8080",
+              help: "Address to listen on, HOST:PORT or [IPv6]:PORT; port 0 picks a free one (logged). A non-loopback address needs a token."),
         .init("journal", flag: "journal", .string, default: nil,
               help: "Directory of the journal (every accepted input, fsync'd before it is acknowledged) and its checkpoints; default: the database path with .journal appended."),
         .init("checkpoint.interval", flag: "checkpoint-interval", .number, default: "60",
               help: "Seconds between checkpoints of the engine's state while input arrives; a restart replays the journal after the newest."),
         .init("checkpoint.records", flag: "checkpoint-records", .integer, default: "100000",
               help: "Journal records (batches) after which a checkpoint is taken before the interval is up."),
-        .init("listen", flag: "listen", .string, default: "127.0.0.1:8080",
-              help: "Address to listen on, HOST:PORT or [IPv6]:PORT; port 0 picks a free one (logged). A non-loopback address needs a token."),
         .init("sink", flag: "sink", .strings, default: nil,
               help: "Where fired notifications go: ndjson:PATH, ndjson:- for standard output, webhook:URL (http or https), or mqtt[s]://[USER[:PASSWORD]@]HOST[:PORT]/TOPIC-TEMPLATE[?OPTIONS] (QoS 1; docs/service.md). Repeatable."),
         .init("input", flag: "input", .strings, default: nil,

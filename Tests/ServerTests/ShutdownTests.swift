@@ -47,7 +47,7 @@ import Testing
         #expect(server.process.terminationStatus == 0)
         let log = server.log
         for step in ["shutdown: intake stopped", "shutdown: inputs, HTTP server and clock stopped", "shutdown: outbox flushed",
-                     "shutdown: database closed"] {
+                     "shutdown: database and journal closed"] {
             #expect(log.contains(step), "missing log: \(step)")
         }
         #expect(answered > 0 && answered < Self.batches.count, "SIGTERM should land mid-stream (answered \(answered))")

@@ -1,14 +1,48 @@
 #!/usr/bin/env python3
-"""HTTP ingest benchmark for `geotrigger serve` (issue 5).
+"""HTTP ingest benchmark for `geotrigger serve` (issues 5 and 16), with its two comparisons from the same run.
 
-Starts the given (release) binary on a temporary SQLite file and a free loopback port with an NDJSON file sink, adds
-circle requests, then posts NDJSON batches of fixes from N concurrent keep-alive connections (each connection owns
-its devices, so per-device order holds). Reports fixes/s over the measured phase and the p50/p99 of each request's
-send-to-answer time. The server answers a batch only after the SQLite transaction holding its device state and the
-notifications it fired has committed, so that time bounds, for every fix of the batch, the time from its arrival to
-its notification being in the outbox.
+1. `geotrigger replay` of the same fixes from an NDJSON file: the engine's speed with input parsing, no durability.
+2. `geotrigger serve` on a temporary database and journal, a free loopback port and an NDJSON file sink: circle
+   requests, then NDJSON batches of fixes posted from N concurrent keep-alive connections (each connection owns its
+   devices, so per-device order holds). The server answers a batch only once its journal record (the fixes and the
+   notifications they fired) is fsync'd, so a batch's send-to-answer time is, for each of its fixes, the time from
+   arrival to durable acknowledgement. Reported: fixes/s over the measured phase, p50/p99, and the ratio to (1).
+3. With --postgis: the same batches into PostgreSQL 15 + PostGIS 3 (postgis_peer.py), the peer a fleet integrator
+   builds instead; reported beside GeoTrigger with the ratio.
+
+Run with Debian's /usr/bin/python3 (psycopg2 comes from python3-psycopg2).
 """
-import argparse, http.client, json, math, os, random, re, signal, subprocess, sys, tempfile, threading, time
+import argparse, http.client, json, os, re, signal, socket, subprocess, sys, tempfile, threading, time
+
+import fleet_workload
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+def replay(binary, work, requests, work_items):
+    """Runs `geotrigger replay` on the same fixes; returns (its own fixes/s, wall seconds, fixes)."""
+    regions = os.path.join(work, "regions.json")
+    with open(regions, "w") as f:
+        json.dump(requests, f)
+    trace = os.path.join(work, "fixes.ndjson")
+    n = 0
+    with open(trace, "wb") as f:
+        for batches in work_items:
+            for b in batches:
+                f.write(fleet_workload.ndjson(b))
+                n += len(b)
+    t0 = time.perf_counter()
+    r = subprocess.run([binary, "replay", regions, trace, "--format", "ndjson", "--output", "/dev/null"],
+                       capture_output=True, text=True)
+    wall = time.perf_counter() - t0
+    m = re.search(r"throughput\s+([0-9.]+) fixes/s", r.stderr + r.stdout)
+    if r.returncode != 0 or not m:
+        sys.exit(f"replay failed ({r.returncode}):\n{r.stderr[-2000:]}")
+    return float(m.group(1)), wall, n
 
 def start_server(binary, work):
     log = open(os.path.join(work, "serve.log"), "w+")
@@ -45,41 +79,19 @@ def main():
     ap.add_argument("--warmup", type=int, default=5, help="unmeasured batches per connection first")
     ap.add_argument("--batch-size", type=int, default=1000)
     ap.add_argument("--requests", type=int, default=1000, help="circle requests (radius 100-500 m)")
-    ap.add_argument("--devices", type=int, default=1000, help="devices per connection")
+    ap.add_argument("--devices", type=int, default=2500, help="devices per connection (4 × 2,500 = 10,000)")
     ap.add_argument("--seed", type=int, default=42)
+    ap.add_argument("--postgis", action="store_true", help="also run the PostgreSQL + PostGIS peer on the same batches")
     a = ap.parse_args()
-    rnd = random.Random(a.seed)
-    # A 20 km square; regions cover a few per cent of it, devices walk up to 50 m per fix.
-    lat0, lon0, span = 52.4, 13.2, 0.18
     work = tempfile.mkdtemp(prefix="geotrigger-http-bench-")
+    reqs = fleet_workload.regions(a.requests, a.seed)
+    work_items = [fleet_workload.batches(c, a.warmup + a.batches, a.batch_size, a.devices, a.seed) for c in range(a.connections)]
+    replay_rate, replay_wall, replay_fixes = replay(a.bin, work, reqs, work_items)
+    bodies = [[fleet_workload.ndjson(b) for b in batches] for batches in work_items]
     proc, port = start_server(a.bin, work)
     try:
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
-        reqs = [{"identifier": f"r{i}", "content": {"title": "{device} {event} {region.id}"},
-                 "trigger": {"repeats": True, "region": {"type": "circle", "id": f"c{i}",
-                     "center": {"latitude": lat0 + rnd.random() * span, "longitude": lon0 + rnd.random() * span * 1.6},
-                     "radius": rnd.uniform(100, 500)}}} for i in range(a.requests)]
         request(conn, "POST", "/v1/requests", json.dumps(reqs))
-
-        def make_batches(c):
-            r = random.Random(a.seed * 1000 + c)
-            pos = [[lat0 + r.random() * span, lon0 + r.random() * span * 1.6] for _ in range(a.devices)]
-            t = 1_760_000_000.0
-            out = []
-            for _ in range(a.warmup + a.batches):
-                lines = []
-                for k in range(a.batch_size):
-                    d = r.randrange(a.devices)
-                    step, bearing = r.uniform(0, 50), r.uniform(0, 2 * math.pi)
-                    pos[d][0] += step * math.cos(bearing) / 111_320
-                    pos[d][1] += step * math.sin(bearing) / (111_320 * math.cos(math.radians(pos[d][0])))
-                    t += 0.001
-                    lines.append(f'{{"device":"c{c}-d{d}","timestamp":{t:.3f},"latitude":{pos[d][0]:.7f},'
-                                 f'"longitude":{pos[d][1]:.7f},"horizontalAccuracy":5}}')
-                out.append(("\n".join(lines) + "\n").encode())
-            return out
-
-        work_items = [make_batches(c) for c in range(a.connections)]
         latencies, accepted, errors = [], [0], []
         lock = threading.Lock()
         barrier = threading.Barrier(a.connections + 1)
@@ -87,11 +99,11 @@ def main():
         def run(c):
             cx = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
             try:
-                for b in work_items[c][:a.warmup]:
+                for b in bodies[c][:a.warmup]:
                     request(cx, "POST", "/v1/fixes", b, "application/x-ndjson")
                 barrier.wait()
                 mine, n = [], 0
-                for b in work_items[c][a.warmup:]:
+                for b in bodies[c][a.warmup:]:
                     t0 = time.perf_counter()
                     body = json.loads(request(cx, "POST", "/v1/fixes", b, "application/x-ndjson"))
                     mine.append(time.perf_counter() - t0)
@@ -118,21 +130,43 @@ def main():
         total = a.connections * a.batches * a.batch_size
         print(f"connections={a.connections} batch={a.batch_size} batches={a.connections * a.batches} fixes={total} "
               f"accepted={accepted[0]} requests={a.requests} notifications_total={int(fired)}")
-        print(f"fixes/s={accepted[0] / elapsed:,.0f} elapsed_s={elapsed:.2f} "
-              f"batch_latency_ms p50={pct(50):.1f} p99={pct(99):.1f} max={latencies[-1] * 1000:.1f}")
+        rate = accepted[0] / elapsed
+        print(f"replay (same fixes, NDJSON file): {replay_rate:,.0f} fixes/s engine loop; {replay_fixes / replay_wall:,.0f} fixes/s "
+              f"process start to exit ({replay_fixes} fixes, {replay_wall:.2f} s)")
+        print(f"serve HTTP ingest: fixes/s={rate:,.0f} elapsed_s={elapsed:.2f} "
+              f"ack_latency_ms (arrival to durable acknowledgement, per batch) p50={pct(50):.1f} p99={pct(99):.1f} "
+              f"max={latencies[-1] * 1000:.1f}")
+        print(f"ratio serve/replay = {rate / replay_rate:.2f}")
         # Where the server's time went (warm-up included), from its own histograms when it has them.
         def metric(name):
             return sum(float(l.split()[-1]) for l in metrics.splitlines() if l.startswith(name + " ") or l.startswith(name + "{"))
         parts = []
-        for name in ("evaluation", "commit"):
+        for name in ("evaluation", "journal_durable"):
             n = metric(f"geotrigger_{name}_seconds_count")
             if n:
                 total_s = metric(f"geotrigger_{name}_seconds_sum")
                 parts.append(f"{name}: {int(n)} batches {total_s:.2f} s (mean {total_s / n * 1000:.2f} ms)")
         if parts:
             print("server " + "; ".join(parts))
+        journal = metric("geotrigger_journal_bytes_total")
+        if journal:
+            print(f"journal: {journal / 1e6:.1f} MB for {total + a.connections * a.warmup * a.batch_size} fixes "
+                  f"({journal / (total + a.connections * a.warmup * a.batch_size):.0f} bytes per fix)")
+        if a.postgis:
+            import postgis_peer
+            proc.send_signal(signal.SIGTERM)
+            proc.wait(timeout=120)
+            p = postgis_peer.run(reqs, work_items, a.warmup, free_port())
+            print(f"postgis peer (PostgreSQL 15 + PostGIS 3, same batches and connections): fixes/s={p['rate']:,.0f} "
+                  f"entries={p['entries']} exits={p['exits']} batch_latency_ms p50={p['p50']:.1f} p99={p['p99']:.1f}")
+            print(f"ratio GeoTrigger/PostGIS = {rate / p['rate']:.2f}")
+            print("per fix: GeoTrigger parses NDJSON, rejects late/duplicate fixes, evaluates circles with an accuracy band "
+                  "and dwell/hysteresis rules, renders each notification (JSON, deliveryId) and journals the fix with it "
+                  "before answering; PostGIS stores the fix row, finds containing circles by GiST + ST_DWithin, and writes "
+                  "entry/exit rows (no rendering, no accuracy band, no late/duplicate checks)")
     finally:
-        proc.send_signal(signal.SIGTERM)
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
         try:
             proc.wait(timeout=60)
         except subprocess.TimeoutExpired:
