@@ -195,6 +195,9 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(name: "BeaconsTests", dependencies: ["Beacons", "TriggerEngine", "TestSupport"], swiftSettings: strict),
         // Runs the built `geotrigger` executable end to end (it is built alongside the tests).
-        .testTarget(name: "GeoTriggerCLITests", dependencies: ["TriggerEngine", "TestSupport"], exclude: ["Fixtures"], swiftSettings: strict),
+        .testTarget(
+            name: "GeoTriggerCLITests",
+            dependencies: ["TriggerEngine", "TestSupport", "Host", "Storage", .product(name: "Logging", package: "swift-log")],
+            exclude: ["Fixtures"], swiftSettings: strict),
     ]
 )

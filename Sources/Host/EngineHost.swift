@@ -97,26 +97,31 @@ public actor EngineHost {
     // MARK: Fixes and sightings
 
     /// Evaluates one batch of fixes; returns the rejected ones by line, once the batch is durable.
-    public func process(fixes: [(line: Int, fix: LocationFix)]) async throws(HostError) -> [(line: Int, reason: FixRejection)] {
-        try await process(.fixes(fixes.map(\.fix)), lines: fixes.map(\.line))
+    public nonisolated func process(fixes: [(line: Int, fix: LocationFix)]) async throws(HostError) -> [(line: Int, reason: FixRejection)] {
+        let (end, rejected) = try await evaluate(.fixes(fixes.map(\.fix)), lines: fixes.map(\.line))
+        try await durable(end)
+        return rejected
     }
 
     /// Evaluates one batch of beacon sightings, like `process(fixes:)`.
-    public func process(sightings: [(line: Int, sighting: BeaconSighting)]) async throws(HostError) -> [(line: Int, reason: FixRejection)] {
-        try await process(.sightings(sightings.map(\.sighting)), lines: sightings.map(\.line))
+    public nonisolated func process(sightings: [(line: Int, sighting: BeaconSighting)]) async throws(HostError) -> [(line: Int, reason: FixRejection)] {
+        let (end, rejected) = try await evaluate(.sightings(sightings.map(\.sighting)), lines: sightings.map(\.line))
+        try await durable(end)
+        return rejected
     }
 
-    /// The one path of fixes and sightings.
-    private func process(_ input: HostInput, lines: [Int]) async throws(HostError) -> [(line: Int, reason: FixRejection)] {
+    /// The one path of fixes and sightings, on the actor: evaluate, then write the journal record; returns the
+    /// position durability must reach before the answer.
+    private func evaluate(_ input: HostInput, lines: [Int]) throws(HostError) -> (end: UInt64, rejected: [(line: Int, reason: FixRejection)]) {
         try checkHealthy()
         try checkIntake()
         let started = ContinuousClock.now
         let outcome = state.apply(input)
         metrics.evaluation.record(duration: ContinuousClock.now - started)
-        try await commit(input, outcome)
+        let end = try write(input, outcome)
         let accepted = lines.count - outcome.rejected.count
         if case .fixes = input { metrics.fixes.increment(by: accepted) } else { metrics.sightings.increment(by: accepted) }
-        return outcome.rejected.map { (lines[$0.index], $0.reason) }
+        return (end, outcome.rejected.map { (lines[$0.index], $0.reason) })
     }
 
     // MARK: Clock and observers
@@ -173,18 +178,27 @@ public actor EngineHost {
         return range.upperBound
     }
 
-    /// Writes the record and returns once it is durable.
+    /// Writes the record and returns once it is durable. The wait runs off the actor (`durable`), so the next
+    /// batch is evaluated and written while this one's fsync runs, and no answer waits for the actor.
     private func commit(_ input: HostInput, _ outcome: HostState.Outcome) async throws(HostError) {
-        let end = try write(input, outcome)
+        try await durable(try write(input, outcome))
+    }
+
+    /// Waits until the journal is durable through `end`, off the actor; a failure refuses further changes.
+    nonisolated func durable(_ end: UInt64) async throws(HostError) {
         let started = ContinuousClock.now
         do {
             try await log.waitDurable(through: end)
         } catch {
-            failure = "the journal could not be made durable: \(error)"
-            logger.critical("journal fsync failed; refusing further changes until a restart", metadata: ["error": "\(error)"])
+            await fail("the journal could not be made durable: \(error)")
             throw .unavailable("the change could not be made durable: \(error)")
         }
         metrics.durable.record(duration: ContinuousClock.now - started)
+    }
+
+    private func fail(_ reason: String) {
+        failure = failure ?? reason
+        logger.critical("journal fsync failed; refusing further changes until a restart", metadata: ["error": "\(reason)"])
     }
 
     /// The request listing follows the engine in journal order (a restart rewrites it from the engine anyway).

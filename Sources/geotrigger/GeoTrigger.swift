@@ -10,5 +10,5 @@ struct GeoTrigger: AsyncParsableCommand {
             fixes and beacon sightings, get SPEC §4 notification requests as NDJSON.
             """,
         version: "0.1.0",
-        subcommands: [ReplayCommand.self, ConvertCommand.self, ScanCommand.self, ServeCommand.self])
+        subcommands: [ReplayCommand.self, ConvertCommand.self, ScanCommand.self, ServeCommand.self, JournalCommand.self])
 }

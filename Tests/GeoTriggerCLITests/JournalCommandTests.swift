@@ -1,0 +1,72 @@
+import Foundation
+import Host
+import Logging
+import Storage
+import Testing
+import TestSupport
+import TriggerEngine
+
+/// A production journal is a replay input: `geotrigger journal export` writes the accepted fixes in journal order,
+/// and `replay` of them against the same regions gives the notifications the service journaled.
+@Suite struct JournalCommandTests {
+    @Test func exportedFixesReplayToTheServicesNotifications() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("journal-export-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let logger = Logger(label: "journal-export-test")
+        let scenario = TimeScenario(seed: 11, devices: 6, beacons: false)
+        let journal = directory.appendingPathComponent("g.journal").path
+
+        // A service's life: requests, then the fixes in batches as they arrived.
+        var journaled: [String] = []
+        do {
+            let log = try FileHostLog(directory: journal, logger: logger)
+            let store = try Store(path: directory.appendingPathComponent("g.sqlite").path, logger: logger)
+            let host = try EngineHost(store: store, log: log, configuration: TriggerEngine.Configuration(clock: .eventTime), logger: logger)
+            _ = try await host.add(try JSONParser.parse(scenario.requestsJSON))
+            for batch in TimeScenario.batches(scenario.sorted, seed: 3) {
+                let fixes = batch.compactMap { input -> LocationFix? in if case .fix(let f) = input { f } else { nil } }
+                _ = try await host.process(fixes: fixes.enumerated().map { (line: $0.offset + 1, fix: $0.element) })
+            }
+            try log.forEachRecord(from: 0) { position, record in
+                journaled += try HostRecord(record, position: position).notifications.compactMap { TimeScenario.key(jsonLine: $0.json) }
+            }
+            log.close()
+        }
+        #expect(journaled.count > 5, "the scenario fires too little to compare")
+
+        let exported = directory.appendingPathComponent("fixes.ndjson").path
+        let export = try CLIRunner.run(["journal", "export", journal, "--output", exported])
+        #expect(export.status == 0, "\(export.stderr)")
+        let fixCount = scenario.sorted.count
+        #expect(export.stderr.contains("\(fixCount) fixes exported"), "\(export.stderr)")
+        let lines = try String(contentsOfFile: exported, encoding: .utf8).split(separator: "\n").map(String.init)
+        #expect(lines == scenario.sorted.map(\.jsonLine))
+
+        let regions = directory.appendingPathComponent("regions.json").path
+        try scenario.requestsJSON.write(toFile: regions, atomically: true, encoding: .utf8)
+        // The service ran without an end of input: compare without the replay's end-of-input firings.
+        let replay = try CLIRunner.run(["replay", regions, exported, "--format", "ndjson"])
+        #expect(replay.status == 0, "\(replay.stderr)")
+        let replayed = replay.stdout.split(separator: "\n").compactMap { TimeScenario.key(jsonLine: String($0)) }
+        let missing = Set(journaled).subtracting(replayed)
+        #expect(missing.isEmpty, "journaled but not replayed: \(missing.sorted().prefix(3))")
+        // What replay fires beyond the service are the deadlines its end of input settles (the service was still live).
+        #expect(replayed.count >= journaled.count)
+
+        let inspect = try CLIRunner.run(["journal", "inspect", journal])
+        #expect(inspect.status == 0)
+        #expect(inspect.stdout.contains("fixes        \(fixCount)"), "\(inspect.stdout)")
+    }
+
+    @Test func damageInsideTheJournalStopsTheExportWithFileAndOffset() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("journal-damage-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let segment = directory.appendingPathComponent("00000000000000000000.journal")
+        try Data("not a journal segment".utf8).write(to: segment)
+        let r = try CLIRunner.run(["journal", "export", directory.path])
+        #expect(r.status == 2)
+        #expect(r.stderr.contains(segment.path), "\(r.stderr)")
+    }
+}
