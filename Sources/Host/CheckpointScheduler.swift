@@ -21,7 +21,7 @@ public struct CheckpointScheduler: Service {
         // Restored from the tables of a version before the journal: make a checkpoint hold it at once.
         if host.restored.fromLegacyTables { await take() }
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
-            do { try await cancelWhenGracefulShutdown { try await Task.sleep(for: .milliseconds(500)) } } catch { return }
+            do { try await cancelWhenGracefulShutdown { try await Task.sleep(for: min(.milliseconds(500), interval)) } } catch { return }
             let pending = await host.recordsSinceCheckpoint
             guard pending > 0 else { continue }
             if pending >= recordLimit || ContinuousClock.now - last >= interval {

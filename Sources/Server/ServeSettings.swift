@@ -14,6 +14,8 @@ public enum ServeSettings {
               help: "Address to listen on, HOST:PORT or [IPv6]:PORT; port 0 picks a free one (logged). A non-loopback address needs a token."),
         .init("journal", flag: "journal", .string, default: nil,
               help: "Directory of the journal (every accepted input, fsync'd before it is acknowledged) and its checkpoints; default: the database path with .journal appended."),
+        .init("journal.segmentBytes", flag: "journal-segment-bytes", .integer, default: "67108864",
+              help: "A journal segment file is closed and a new one started once it would grow past this many bytes."),
         .init("checkpoint.interval", flag: "checkpoint-interval", .number, default: "60",
               help: "Seconds between checkpoints of the engine's state while input arrives; a restart replays the journal after the newest."),
         .init("checkpoint.records", flag: "checkpoint-records", .integer, default: "100000",
@@ -217,6 +219,10 @@ public enum ServeSettings {
             c.journalPath = journal
         }
         if let interval = try Self.seconds("checkpoint.interval", values, fail: fail) { c.checkpointInterval = interval / .seconds(1) }
+        if case .int(let bytes)? = values["journal.segmentBytes"]?.value {
+            guard bytes >= 4096 else { throw fail("journal.segmentBytes", "must be at least 4096, got \(bytes)") }
+            c.journalSegmentBytes = bytes
+        }
         if case .int(let records)? = values["checkpoint.records"]?.value {
             guard records > 0 else { throw fail("checkpoint.records", "must be at least 1, got \(records)") }
             c.checkpointRecords = records

@@ -33,6 +33,8 @@ public struct ServerConfiguration: Sendable {
     /// Seconds between checkpoints (while input arrives), and journal records after which one is taken sooner.
     public var checkpointInterval: Double = 60
     public var checkpointRecords = 100_000
+    /// Size at which a journal segment file is closed and the next begun.
+    public var journalSegmentBytes = 64 << 20
     /// Start despite damage inside the journal or the newest checkpoint: keep what precedes it and say loudly
     /// what was skipped.
     public var recover = false

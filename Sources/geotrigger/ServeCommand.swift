@@ -47,6 +47,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "JSON configuration file (env \(ServeSettings.configFileVariable)).") var config: String?
     @Option(help: ServeCommand.help("database")) var database: String?
     @Option(help: ServeCommand.help("journal")) var journal: String?
+    @Option(help: ServeCommand.help("journal.segmentBytes")) var journalSegmentBytes: Int?
     @Option(help: ServeCommand.help("checkpoint.interval")) var checkpointInterval: Double?
     @Option(help: ServeCommand.help("checkpoint.records")) var checkpointRecords: Int?
     @Flag(help: "Start despite damage inside the journal or the newest checkpoint: use the newest good checkpoint and the journal up to the damage, and report loudly what was skipped (moved aside, not deleted).")
@@ -114,6 +115,7 @@ struct ServeCommand: AsyncParsableCommand {
         put("ndjson.keep", ndjsonKeep)
         put("allowedLateness", allowedLateness)
         put("maxFuture", maxFuture)
+        put("journal.segmentBytes", journalSegmentBytes)
         put("checkpoint.interval", checkpointInterval)
         put("checkpoint.records", checkpointRecords)
         return f

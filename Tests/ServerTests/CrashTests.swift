@@ -20,9 +20,9 @@ import Testing
 
     /// Runs the stream; with `killAfter`, returns the deliveryIds still unacknowledged in the outbox at the kill.
     @discardableResult
-    func run(database: String, sink: String, directory: URL, killAfter: Int?) async throws -> Set<String> {
+    func run(database: String, sink: String, directory: URL, killAfter: Int?, arguments: [String] = []) async throws -> Set<String> {
         var unacknowledged = Set<String>()
-        var server = try ServeProcess(database: database, sink: sink, directory: directory)
+        var server = try ServeProcess(database: database, sink: sink, directory: directory, arguments: arguments)
         try await server.waitUntilListening()
         _ = try await server.put("/v1/requests/alex", requestJSON())
         if let killAfter {
@@ -37,7 +37,7 @@ import Testing
             let store = try Store(path: database, logger: Logger(label: "crash-tests"))
             unacknowledged = Set(try store.read { db in try OutboxRepository().entries(after: 0, limit: 1_000_000, in: db) }.map(\.deliveryId))
             try store.close()
-            server = try ServeProcess(database: database, sink: sink, directory: directory)
+            server = try ServeProcess(database: database, sink: sink, directory: directory, arguments: arguments)
             try await server.waitUntilListening()
             // The client does not know which fixes were committed: it sends them all again. (Not the request: its
             // PUT was answered, so it is stored, and a PUT again would replace it and start its state afresh.)
@@ -62,6 +62,17 @@ import Testing
     }
 
     @Test(arguments: [3, 17, 31]) func killNineMidStreamLosesAndRepeatsNothing(killAfter: Int) async throws {
+        try await killAndCompare(killAfter: killAfter, arguments: [])
+    }
+
+    /// The same with a checkpoint every 20 ms and 4 KiB journal segments: the kill lands during checkpoints (a
+    /// temporary file not yet renamed, a rename not yet synced) and segment rotations as well as group commits.
+    @Test(arguments: [5, 23, 36]) func killNineDuringCheckpointsAndRotationsLosesAndRepeatsNothing(killAfter: Int) async throws {
+        try await killAndCompare(killAfter: killAfter, arguments: ["--checkpoint-interval", "0.02", "--checkpoint-records", "1",
+                                                                   "--journal-segment-bytes", "4096"])
+    }
+
+    func killAndCompare(killAfter: Int, arguments: [String]) async throws {
         let server = try TestServer()
         let reference = server.directory.appendingPathComponent("reference")
         let crashed = server.directory.appendingPathComponent("crashed")
@@ -71,7 +82,7 @@ import Testing
                       sink: reference.appendingPathComponent("out.ndjson").path, directory: server.directory, killAfter: nil)
         let unacknowledged = try await run(database: crashed.appendingPathComponent("g.sqlite").path,
                                            sink: crashed.appendingPathComponent("out.ndjson").path, directory: server.directory,
-                                           killAfter: killAfter)
+                                           killAfter: killAfter, arguments: arguments)
         let expected = try Self.deduplicated(reference.appendingPathComponent("out.ndjson").path)
         let got = try Self.deduplicated(crashed.appendingPathComponent("out.ndjson").path)
         #expect(expected.lines.count > 100)
