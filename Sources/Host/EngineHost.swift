@@ -35,10 +35,13 @@ public actor EngineHost {
     /// Journal positions of the checkpoints on disk, newest first.
     var checkpointPositions: [UInt64]
     var checkpointRunning = false
+    /// Notifications journaled but not yet in the outbox table at which fixes and sightings are refused (503).
+    public nonisolated let feedBacklogLimit: Int
 
     /// Restores the engine from the newest checkpoint and the journal after it (see `EngineHost+Restore`).
     public init(store: Store, log: any HostLog, configuration: TriggerEngine.Configuration, recover: Bool = false,
-                logger: Logger) throws {
+                feedBacklogLimit: Int = 200_000, logger: Logger) throws {
+        self.feedBacklogLimit = feedBacklogLimit
         let signal = OutboxSignal()
         let feeder = OutboxFeeder(store: store, log: log, signal: signal, logger: logger)
         let restore = try Self.restore(store: store, log: log, configuration: configuration, recover: recover, feeder: feeder, logger: logger)
@@ -233,6 +236,12 @@ public actor EngineHost {
 
     private func checkIntake() throws(HostError) {
         guard intakeOpen else { throw .shuttingDown }
+        // Notifications journaled faster than the outbox table takes them wait in memory: past the bound, new input
+        // waits (503) rather than memory growing without end. They are durable in the journal meanwhile.
+        let backlog = feeder.backlog
+        if backlog >= feedBacklogLimit {
+            throw .unavailable("\(backlog) notifications are waiting to enter the outbox (bound \(feedBacklogLimit)); retry shortly")
+        }
     }
 }
 

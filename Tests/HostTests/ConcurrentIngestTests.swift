@@ -52,3 +52,27 @@ import TriggerEngine
         #expect(status?.lastFix == HostFixture.fix("g3", 10, inside: true).timestamp)
     }
 }
+
+/// Notifications the outbox has not taken yet are bounded: past the bound new input is refused (503), not queued
+/// in memory without end; once the outbox catches up it is taken again.
+@Suite struct FeedBacklogTests {
+    @Test func inputIsRefusedWhileTheOutboxFeedIsBehindItsBound() async throws {
+        let f = try HostFixture("feed-backlog")
+        let host = try EngineHost(store: try f.store(), log: MemoryHostLog(), configuration: HostFixture.eventClock,
+                                  feedBacklogLimit: 3, logger: f.logger)
+        _ = try await host.add(try JSONParser.parse(HostFixture.request("alex")))
+        // No feeder service runs here: every entry stays in the backlog until feedPending.
+        for k in 0..<3 {
+            _ = try await host.process(fixes: [(line: 1, fix: HostFixture.fix("d\(k)", 0, inside: false)),
+                                               (line: 2, fix: HostFixture.fix("d\(k)", 10, inside: true))])
+        }
+        #expect(host.feeder.backlog == 3)
+        await #expect(throws: HostError.self) {
+            _ = try await host.process(fixes: [(line: 1, fix: HostFixture.fix("late", 0, inside: false))])
+        }
+        #expect(await host.failureReason == nil, "a full backlog is back-pressure, not a failure")
+        #expect(await host.feeder.feedPending())
+        let accepted = try await host.process(fixes: [(line: 1, fix: HostFixture.fix("late", 0, inside: false))])
+        #expect(accepted.isEmpty)
+    }
+}
