@@ -1,19 +1,9 @@
 import Metrics
 import TriggerEngine
 
-/// The service's metrics, emitted through the swift-metrics facade: the executable picks the backend.
+/// The HTTP side's metrics, emitted through the swift-metrics facade (the host counts fixes, notifications and the
+/// journal: `HostMetrics`).
 struct ServerMetrics: Sendable {
-    let fixes = Counter(label: "geotrigger_fixes_total")
-    let sightings = Counter(label: "geotrigger_sightings_total")
-    let notifications = Counter(label: "geotrigger_notifications_total")
-    /// Transitions the engine counted (dwell-delayed entries when the dwell completes), fired or not.
-    let entries = Counter(label: "geotrigger_transitions_total", dimensions: [("event", "entry")])
-    let exits = Counter(label: "geotrigger_transitions_total", dimensions: [("event", "exit")])
-    /// Evaluating one batch in the engine (no storage).
-    let evaluation = Metrics.Timer(label: "geotrigger_evaluation_seconds", preferredDisplayUnit: .seconds)
-    /// Writing one batch's SQLite transaction, commit (fsync) included.
-    let commit = Metrics.Timer(label: "geotrigger_commit_seconds", preferredDisplayUnit: .seconds)
-
     /// Rejected input by reason: engine reasons (`late`, `duplicate`, …) and decoder kinds alike.
     func rejected(_ reason: String, count: Int = 1) {
         Counter(label: "geotrigger_rejections_total", dimensions: [("reason", reason)]).increment(by: count)

@@ -84,15 +84,7 @@ extension TriggerEngine {
                     p.lastMatch = lastMatch
                     p.evidence = evidence
                     core.devices[Int(d)].pairs.append(p)
-                    let g = core.slots[Int(slot)]
-                    if p.phase == .entering {
-                        core.timers.insert(TimerEntry(deadline: p.dwellDeadline, device: d, slot: slot,
-                                                      slotGeneration: p.slotGeneration, kind: .dwell))
-                    }
-                    if g.kind == .beacon, p.phase == .inside || p.phase == .entering {
-                        core.timers.insert(TimerEntry(deadline: p.lastMatch + g.exitTimeout, device: d, slot: slot,
-                                                      slotGeneration: p.slotGeneration, kind: .beaconExit))
-                    }
+                    core.scheduleDeadlines(of: p, device: d)
                 }
             }
             restore(counters: counters)

@@ -129,15 +129,21 @@ extension TriggerEngine {
             }
             let p = persisted.pairState(slot: slot, slotGeneration: core.slotGenerations[Int(slot)])
             core.devices[Int(d)].pairs.append(p)
-            let g = core.slots[Int(slot)]
-            if p.phase == .entering {
-                core.timers.insert(TimerEntry(deadline: p.dwellDeadline, device: d, slot: slot,
-                                              slotGeneration: p.slotGeneration, kind: .dwell))
-            }
-            if g.kind == .beacon, p.phase == .inside || p.phase == .entering {
-                core.timers.insert(TimerEntry(deadline: p.lastMatch + g.exitTimeout, device: d, slot: slot,
-                                              slotGeneration: p.slotGeneration, kind: .beaconExit))
-            }
+            core.scheduleDeadlines(of: p, device: d)
+        }
+    }
+}
+
+extension EngineCore {
+    /// Schedules a restored pair's pending dwell and beacon-exit deadlines on the clock's heap.
+    mutating func scheduleDeadlines(of p: PairState, device d: Int32) {
+        if p.phase == .entering {
+            timers.insert(TimerEntry(deadline: p.dwellDeadline, device: d, slot: p.slot, slotGeneration: p.slotGeneration, kind: .dwell))
+        }
+        let g = slots[Int(p.slot)]
+        if g.kind == .beacon, p.phase == .inside || p.phase == .entering {
+            timers.insert(TimerEntry(deadline: p.lastMatch + g.exitTimeout, device: d, slot: p.slot, slotGeneration: p.slotGeneration,
+                                     kind: .beaconExit))
         }
     }
 }

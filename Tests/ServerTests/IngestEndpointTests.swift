@@ -25,7 +25,7 @@ import Testing
             // The registry is shared by every test in the process: only presence is checked, not values.
             #expect(metrics.text.contains("geotrigger_transitions_total{event=\"entry\"}"))
             #expect(metrics.text.contains("geotrigger_evaluation_seconds_count"))
-            #expect(metrics.text.contains("geotrigger_commit_seconds_count"))
+            #expect(metrics.text.contains("geotrigger_journal_durable_seconds_count"))
         }
         let lines = try await server.sinkLines(atLeast: 1)
         #expect(lines.count == 1)

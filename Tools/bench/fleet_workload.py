@@ -36,3 +36,8 @@ def batches(connection, count, size, devices, seed):
 def ndjson(batch):
     return ("".join(f'{{"device":"{d}","timestamp":{t:.3f},"latitude":{la:.7f},"longitude":{lo:.7f},"horizontalAccuracy":5}}\n'
                     for d, t, la, lo in batch)).encode()
+
+
+def percentile(sorted_seconds, p):
+    """The p-th percentile of sorted durations in seconds, in milliseconds (nearest rank)."""
+    return sorted_seconds[min(len(sorted_seconds) - 1, int(p / 100 * len(sorted_seconds)))] * 1000

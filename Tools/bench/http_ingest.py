@@ -126,7 +126,7 @@ def main():
         metrics = request(conn, "GET", "/metrics").decode()
         fired = sum(float(l.split()[-1]) for l in metrics.splitlines() if l.startswith("geotrigger_notifications_total"))
         latencies.sort()
-        pct = lambda p: latencies[min(len(latencies) - 1, int(p / 100 * len(latencies)))] * 1000
+        pct = lambda p: fleet_workload.percentile(latencies, p)
         total = a.connections * a.batches * a.batch_size
         print(f"connections={a.connections} batch={a.batch_size} batches={a.connections * a.batches} fixes={total} "
               f"accepted={accepted[0]} requests={a.requests} notifications_total={int(fired)}")

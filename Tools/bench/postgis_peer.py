@@ -10,6 +10,8 @@ the fastest form measured (../shared/PEERS-NOTES.md: jit off, materialized CTEs,
 Used by http_ingest.py --postgis; run alone it prints its own line."""
 import io, os, shutil, subprocess, tempfile, threading, time
 
+import fleet_workload
+
 BATCH_SQL = """
 WITH pts AS MATERIALIZED (
     SELECT n, device, ts, ST_SetSRID(ST_MakePoint(lon, lat), 4326)::geography AS g,
@@ -152,7 +154,7 @@ def run(requests, work_items, warmup, port):
         if errors:
             raise RuntimeError(f"postgis peer failed: {errors[0]}")
         latencies.sort()
-        pct = lambda p: latencies[min(len(latencies) - 1, int(p / 100 * len(latencies)))] * 1000
+        pct = lambda p: fleet_workload.percentile(latencies, p)
         return {"fixes": totals[0], "entries": totals[1], "exits": totals[2], "rate": totals[0] / elapsed,
                 "p50": pct(50), "p99": pct(99)}
     finally:
