@@ -75,7 +75,7 @@ fi
 if [[ $sections == *" http "* ]]; then
 echo "# serve: HTTP ingest, NDJSON batches of 1,000 fixes, 4 connections" | tee -a "$results"
 batches=100; [ "${QUICK:-0}" = 1 ] && batches=20
-python3 Tools/bench/http_ingest.py --bin $bin/geotrigger --connections 4 --batches "$batches" | tee -a "$results"
+/usr/bin/python3 Tools/bench/http_ingest.py --bin $bin/geotrigger --connections 4 --batches "$batches" --postgis | tee -a "$results"
 fi
 
 if [[ $sections == *" delivery "* ]]; then

@@ -3,14 +3,14 @@
 # nothing. The Swift toolchain itself (6.1 or later) must already be on PATH.
 # `--tests` adds what only the test suite needs: headless Chromium (the HTML report test), openssl (the TLS
 # test makes its certificate and the MQTT tests their CA), python3-venv (Tools/api-check.sh), the mosquitto broker
-# and its clients (the MQTT tests start their own broker). `--bench` adds the mosquitto broker only
+# and its clients (the MQTT tests start their own broker). `--bench` adds the mosquitto broker, PostgreSQL 15 + PostGIS 3 and psycopg2
 # (Tools/benchmark.sh's delivery step starts its own).
 set -euo pipefail
 
 packages=(pkg-config libgeos-dev libbluetooth-dev libsqlite3-dev libmosquitto-dev)
 case "${1:-}" in
     --tests) packages+=(chromium openssl python3-venv mosquitto mosquitto-clients) ;;
-    --bench) packages+=(mosquitto) ;;
+    --bench) packages+=(mosquitto postgresql-15-postgis-3 python3-psycopg2) ;;
 esac
 missing=()
 for p in "${packages[@]}"; do
