@@ -70,18 +70,22 @@ public struct TraceFileReader {
     /// The decoder's warnings about the input as a whole; complete after `readAll`.
     public var warnings: [IngestWarning] { decoder.warnings }
 
-    /// Reads up to `detectionPrefix` bytes. From a pipe it stops early once a line is in, the content tells the
-    /// format and nothing more arrives for 200 ms, so a live stream (`tail -f`, `--speed`) is not held back.
+    /// Reads up to `detectionPrefix` bytes. From a pipe it stops as soon as whole lines tell the format (for JSON,
+    /// once an object has closed), or when a line is in and nothing more arrives for 200 ms, so a live stream
+    /// (`tail -f`, a slow producer) is not held back until kilobytes have gathered.
     private static func readPrefix(_ fd: Int32, path: String, live: Bool) throws(OpenError) -> [UInt8] {
         var buffer = [UInt8](repeating: 0, count: detectionPrefix)
         var count = 0
         while count < detectionPrefix {
-            if live, count > 0, buffer[0..<count].contains(10),
-               TraceFormat.detect(prefix: Array(buffer[0..<count]), fileName: "") != nil
-            {
-                var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-                let r = poll(&p, 1, 200)
-                if r == 0 { break }
+            if live, let lastNewline = buffer[0..<count].lastIndex(of: 10) {
+                let lines = Array(buffer[0...lastNewline])
+                switch TraceFormat.detect(prefix: lines, fileName: "") {
+                case .csv?, .nmea?, .gpx?: return Array(buffer[0..<count])
+                case .some where lines.contains(UInt8(ascii: "}")): return Array(buffer[0..<count])
+                default:
+                    var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                    if poll(&p, 1, 200) == 0 { return Array(buffer[0..<count]) }
+                }
             }
             let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress! + count, detectionPrefix - count) }
             if n < 0 {
