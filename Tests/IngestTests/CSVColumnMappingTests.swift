@@ -1,3 +1,4 @@
+import Foundation
 import Ingest
 import Testing
 
@@ -50,5 +51,20 @@ import Testing
         #expect(CSVField.allCases.filter(\.isRequired) == [.timestamp, .latitude, .longitude])
         // A bare id is the last resort.
         #expect(CSVField.device.recognisedNames.last == "id")
+    }
+
+    /// docs/traces.md lists the recognised names; this keeps the table and the code the same.
+    @Test func theDocumentedHeaderNamesAreTheRecognisedOnes() throws {
+        let docs = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("docs/traces.md")
+        let text = try String(contentsOf: docs, encoding: .utf8)
+        for field in CSVField.allCases {
+            let row = try #require(text.split(separator: "\n").first { $0.hasPrefix("| `\(field.rawValue)` |") },
+                                   "no row for \(field.rawValue)")
+            let names = row.split(separator: "|").last!.split(separator: ",").map {
+                $0.trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "`"))
+            }
+            #expect(names == field.recognisedNames, "\(field.rawValue)")
+        }
     }
 }
