@@ -5,4 +5,4 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 Tools/setup.sh
 swift build -c release --product geotrigger >&2
-exec .build/release/geotrigger replay Data/demo-requests.json Data/demo-drive.gpx --expect Data/demo-expected.ndjson "$@"
+exec .build/release/geotrigger replay Data/demo-requests.json Data/demo-drive.gpx --device-per-track --expect Data/demo-expected.ndjson "$@"

@@ -1,5 +1,6 @@
-/// Which CSV columns hold which fix field. Each property left nil is found in the header by its common spellings
-/// (case-insensitive, most specific first, so `vehicle_id` wins over a row `id`); a name given here must be present.
+/// Which CSV columns hold which fix field. Each property left nil is found in the header by the field's
+/// `CSVField.recognisedNames`; a name given here must be present (compared case-insensitively). Build one from user
+/// text with `init(mapping:)`, e.g. `device=Vehicle,timestamp="GPS Time"`.
 public struct CSVColumns: Sendable, Hashable {
     public var device: String?
     public var timestamp: String?
@@ -27,13 +28,31 @@ public struct CSVColumns: Sendable, Hashable {
     /// Every column found from the header.
     public static let automatic = CSVColumns()
 
-    // Recognised spellings, lower case, most specific first.
-    static let deviceNames = ["device", "device_id", "deviceid", "vehicle_id", "vehicleid", "tid", "name", "id"]
-    static let timestampNames = ["timestamp", "time", "datetime", "date_time"]
-    static let latitudeNames = ["latitude", "lat"]
-    static let longitudeNames = ["longitude", "lon", "lng", "long"]
-    static let accuracyNames = ["horizontalaccuracy", "horizontal_accuracy", "accuracy", "hacc", "acc"]
-    static let altitudeNames = ["altitude", "alt", "elevation", "ele"]
-    static let speedNames = ["speed", "velocity"]
-    static let courseNames = ["course", "bearing", "heading"]
+    /// The column named for a field, nil when it is found from the header.
+    public subscript(field: CSVField) -> String? {
+        get {
+            switch field {
+            case .device: device
+            case .timestamp: timestamp
+            case .latitude: latitude
+            case .longitude: longitude
+            case .horizontalAccuracy: horizontalAccuracy
+            case .altitude: altitude
+            case .speed: speed
+            case .course: course
+            }
+        }
+        set {
+            switch field {
+            case .device: device = newValue
+            case .timestamp: timestamp = newValue
+            case .latitude: latitude = newValue
+            case .longitude: longitude = newValue
+            case .horizontalAccuracy: horizontalAccuracy = newValue
+            case .altitude: altitude = newValue
+            case .speed: speed = newValue
+            case .course: course = newValue
+            }
+        }
+    }
 }

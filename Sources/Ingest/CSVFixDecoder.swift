@@ -3,6 +3,10 @@ import TriggerEngine
 /// Location fixes as CSV (RFC 4180 quoting, quoted fields may hold newlines). The first record is the header; columns
 /// are found by `CSVColumns`. Timestamps are RFC 3339, `YYYY-MM-DD HH:MM:SS` (UTC), or Unix seconds/milliseconds;
 /// empty optional cells are absent. The delimiter is `,`, or `;` / tab when the header has no comma.
+///
+/// A header without a required column is one `missing-column` error on line 1, and the rows after it are counted in
+/// one warning at `finish`, not reported one by one. A device column that names a different device on nearly every
+/// row (a row number taken for a device) is a warning.
 public struct CSVFixDecoder: TraceDecoding, Sendable {
     public let source: String
     public let defaultDevice: String?
@@ -12,6 +16,19 @@ public struct CSVFixDecoder: TraceDecoding, Sendable {
     private var rules = FixRules(names: .spec, numbersFromText: true)
     private var delimiter: UInt8 = 44
     private var cells: [CSVCell] = []
+    private var rowsNotRead = 0
+    /// Distinct devices among the first `Self.deviceSampleSize` fixes, while they are being counted.
+    private var deviceSample: Set<String> = []
+    private var sampled = 0
+    public private(set) var warnings: [IngestWarning] = []
+
+    /// Fixes looked at to decide whether the device column looks like a row number.
+    static let deviceSampleSize = 1000
+    /// Fewer fixes say nothing: a handful of devices with one fix each is plausible.
+    static let deviceSampleMinimum = 20
+
+    /// The header as resolved, once the first record has been read.
+    public var headerLayout: CSVLayout? { layout }
 
     public init(source: String, defaultDevice: String? = nil, columns: CSVColumns = .automatic) {
         self.source = source
@@ -33,6 +50,24 @@ public struct CSVFixDecoder: TraceDecoding, Sendable {
         swap(&splitter, &records)
         defer { swap(&splitter, &records) }
         splitter.finish { decodeRecord($0, onFix: onFix, onError: onError) }
+        if sampled < Self.deviceSampleSize { judgeDeviceColumn() }
+        if rowsNotRead > 0 {
+            warnings.append(IngestWarning(source: source, kind: IngestWarning.Kind.rowsNotRead,
+                                          message: "\(rowsNotRead) rows not read: the header has no column for "
+                                              + (layout?.missing ?? []).joined(separator: ", ")))
+        }
+    }
+
+    /// Warns when nearly every sampled fix has a device of its own: the column is likely a row number.
+    private mutating func judgeDeviceColumn() {
+        defer { deviceSample = [] }
+        guard sampled >= Self.deviceSampleMinimum, deviceSample.count * 10 >= sampled * 9,
+              let column = layout?.column(for: .device) else { return }
+        let when = sampled == Self.deviceSampleSize ? "in the first \(sampled) rows" : "in \(sampled) rows"
+        warnings.append(IngestWarning(
+            source: source, line: 1, kind: IngestWarning.Kind.devicePerRow,
+            message: "column \"\(column)\" gives nearly every row its own device (\(deviceSample.count) devices \(when)); "
+                + "it looks like a row number, not a device"))
     }
 
     private mutating func decodeRecord(
@@ -41,6 +76,11 @@ public struct CSVFixDecoder: TraceDecoding, Sendable {
         func fail(_ field: String?, _ reason: String, _ kind: String) {
             onError(IngestError(source: source, line: record.number, offset: record.offset, field: field, reason: reason,
                                 kind: kind))
+        }
+        if let layout, !layout.missing.isEmpty {
+            // Reported once, on the header; the rows are only counted, for the warning at the end.
+            if record.tooLong || !isBlank(record.bytes) { rowsNotRead += 1 }
+            return
         }
         if record.tooLong {
             fail(nil, "record longer than \(records.maximumLength) bytes, skipped", IngestError.Kind.recordTooLong)
@@ -57,15 +97,7 @@ public struct CSVFixDecoder: TraceDecoding, Sendable {
             let l = CSVLayout(header: header, columns: columns)
             layout = l
             rules.names = l.names
-            if !l.missing.isEmpty {
-                fail(nil, "the header has no column for " + l.missing.joined(separator: ", "),
-                     IngestError.Kind.missingColumn)
-            }
-            return
-        }
-        guard layout.missing.isEmpty else {
-            fail(nil, "the header has no column for " + layout.missing.joined(separator: ", "),
-                 IngestError.Kind.missingColumn)
+            if let problem = l.problem { fail(nil, problem, IngestError.Kind.missingColumn) }
             return
         }
         let bytes = record.bytes
@@ -86,7 +118,13 @@ public struct CSVFixDecoder: TraceDecoding, Sendable {
         fields.speed = value(layout.speed)
         fields.course = value(layout.course)
         do throws(FieldProblem) {
-            onFix(try fields.makeFix(rules, defaultDevice: defaultDevice))
+            let fix = try fields.makeFix(rules, defaultDevice: defaultDevice)
+            if sampled < Self.deviceSampleSize, layout.device != nil {
+                deviceSample.insert(fix.device)
+                sampled += 1
+                if sampled == Self.deviceSampleSize { judgeDeviceColumn() }
+            }
+            onFix(fix)
         } catch {
             onError(error.ingestError(source: source, line: record.number, offset: record.offset))
         }

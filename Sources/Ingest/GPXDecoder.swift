@@ -2,7 +2,13 @@ import TriggerEngine
 
 /// GPX 1.0 and 1.1: track points, route points and waypoints, with `time`, `ele`, `hdop`/`pdop` as accuracy, and
 /// speed and course from the GPX 1.0 elements or the common extensions (Garmin `gpxtpx:speed`/`course`, plain
-/// `speed`/`course`). The device is the track's or route's `name`, else the decoder's default device.
+/// `speed`/`course`).
+///
+/// A GPX file is one device by default: every point carries the decoder's default device (the CLI passes the file's
+/// base name or `--device`). A Garmin unit splits one recording into tracks `ACTIVE LOG`, `ACTIVE LOG #2`…, so
+/// track names are not devices; `devicePerTrack` names each track's or route's points by its `<name>` instead, for
+/// files that really hold one track per vehicle. Waypoints are places, not a journey: they are counted and left out
+/// (one warning) unless `waypoints` is set, and then carry the default device.
 ///
 /// GPX is one XML document, so the decoder buffers chunks and decodes at `finish`. A point without `time` is one
 /// `missing-time` error (the engine needs time); malformed XML ends the file with one error naming line and offset.
@@ -12,11 +18,16 @@ public struct GPXDecoder: TraceDecoding, Sendable {
 
     public let source: String
     public let defaultDevice: String?
+    public let devicePerTrack: Bool
+    public let waypoints: Bool
     private var buffer: [UInt8] = []
+    public private(set) var warnings: [IngestWarning] = []
 
-    public init(source: String, defaultDevice: String? = nil) {
+    public init(source: String, defaultDevice: String? = nil, devicePerTrack: Bool = false, waypoints: Bool = false) {
         self.source = source
         self.defaultDevice = defaultDevice
+        self.devicePerTrack = devicePerTrack
+        self.waypoints = waypoints
     }
 
     public mutating func decode(_ chunk: UnsafeRawBufferPointer, onFix: (LocationFix) -> Void, onError: (IngestError) -> Void) {
@@ -44,6 +55,13 @@ public struct GPXDecoder: TraceDecoding, Sendable {
         var containerName: String?
         var point: Point?
         var pendingText = ""
+        var skippedWaypoints = 0
+        defer {
+            if skippedWaypoints > 0 {
+                warnings.append(IngestWarning(source: source, kind: IngestWarning.Kind.waypointsSkipped,
+                                              message: "\(skippedWaypoints) waypoints left out (they are not a track)"))
+            }
+        }
         func error(_ p: Point?, field: String?, _ reason: String, kind: String) -> IngestError {
             IngestError(source: source, line: p?.line ?? tokenizer.line, offset: p?.offset ?? tokenizer.offset, field: field,
                         reason: reason, kind: kind)
@@ -62,7 +80,10 @@ public struct GPXDecoder: TraceDecoding, Sendable {
                     }
                     pendingText = ""
                     if name == "trk" || name == "rte" { containerName = nil }
-                    if name == "trkpt" || name == "rtept" || name == "wpt" {
+                    if name == "wpt", !waypoints {
+                        skippedWaypoints += 1
+                        if !selfClosing { path.append(name) }
+                    } else if name == "trkpt" || name == "rtept" || name == "wpt" {
                         var p = Point(line: tokenizer.line, offset: tokenizer.offset, kind: name)
                         for a in attributes {
                             if a.name == "lat" { p.latitude = Self.number(a.value) ?? .nan }
@@ -74,6 +95,10 @@ public struct GPXDecoder: TraceDecoding, Sendable {
                         path.append(name)
                     }
                 case let .end(name):
+                    if name == "wpt", !waypoints {
+                        if path.last == name { path.removeLast() }
+                        continue
+                    }
                     if name == "trkpt" || name == "rtept" || name == "wpt" {
                         emit(&point, containerName, onFix, onError)
                         continue
@@ -125,8 +150,9 @@ public struct GPXDecoder: TraceDecoding, Sendable {
         guard let timestamp = Timestamp(rfc3339: time) else {
             return fail("time", "\"\(time)\" is not an ISO 8601 time", IngestError.Kind.invalidTimestamp)
         }
-        guard let device = containerName ?? defaultDevice else {
-            return fail("name", "no track/route name and no default device", IngestError.Kind.missingDevice)
+        guard let device = (devicePerTrack ? containerName : nil) ?? defaultDevice else {
+            return fail("name", devicePerTrack ? "no track/route name and no default device" : "no default device",
+                        IngestError.Kind.missingDevice)
         }
         let accuracy = p.hdop.map { $0 * Self.metresPerDilution } ?? p.pdop.map { $0 * Self.metresPerDilution }
         let fix = LocationFix(device: device, timestamp: timestamp, latitude: lat, longitude: lon, horizontalAccuracy: accuracy,

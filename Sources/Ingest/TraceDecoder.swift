@@ -17,14 +17,16 @@ public struct TraceDecoder: TraceDecoding, Sendable {
     public let format: TraceFormat
 
     /// nil for a format this build cannot decode.
-    public init?(format: TraceFormat, source: String, defaultDevice: String? = nil) {
+    public init?(format: TraceFormat, source: String, defaultDevice: String? = nil, options: TraceOptions = TraceOptions()) {
         self.format = format
         switch format {
-        case .csv: storage = .csv(CSVFixDecoder(source: source, defaultDevice: defaultDevice))
+        case .csv: storage = .csv(CSVFixDecoder(source: source, defaultDevice: defaultDevice, columns: options.csvColumns))
         case .ndjson: storage = .ndjson(NDJSONFixDecoder(source: source, defaultDevice: defaultDevice))
         case .owntracks: storage = .owntracks(OwnTracksDecoder(source: source, defaultDevice: defaultDevice))
         case .traccar: storage = .traccar(TraccarDecoder(source: source, defaultDevice: defaultDevice))
-        case .gpx: storage = .gpx(GPXDecoder(source: source, defaultDevice: defaultDevice))
+        case .gpx:
+            storage = .gpx(GPXDecoder(source: source, defaultDevice: defaultDevice, devicePerTrack: options.gpxDevicePerTrack,
+                                      waypoints: options.gpxWaypoints))
         case .nmea: storage = .nmea(NMEADecoder(source: source, defaultDevice: defaultDevice))
         }
     }
@@ -71,6 +73,15 @@ public struct TraceDecoder: TraceDecoding, Sendable {
         case .traccar(let d): d.ignoredCount
         case .nmea(let d): d.ignoredSentences
         default: 0
+        }
+    }
+
+    /// The decoder's warnings about the input as a whole (CSV columns, GPX waypoints).
+    public var warnings: [IngestWarning] {
+        switch storage {
+        case .csv(let d): d.warnings
+        case .gpx(let d): d.warnings
+        default: []
         }
     }
 }

@@ -6,4 +6,10 @@ import TriggerEngine
 public protocol TraceDecoding {
     mutating func decode(_ chunk: UnsafeRawBufferPointer, onFix: (LocationFix) -> Void, onError: (IngestError) -> Void)
     mutating func finish(onFix: (LocationFix) -> Void, onError: (IngestError) -> Void)
+    /// Warnings about the input as a whole, complete after `finish` (some may be known earlier).
+    var warnings: [IngestWarning] { get }
+}
+
+extension TraceDecoding {
+    public var warnings: [IngestWarning] { [] }
 }

@@ -15,9 +15,13 @@ public struct TraceFileReader {
     public let size: Int?
     private var decoder: any TraceDecoding
     private let fd: Int32
+    /// Bytes read to detect the format, decoded first: a pipe cannot be read twice.
+    private var prefix: [UInt8]
     public private(set) var bytesRead = 0
 
     public static let chunkSize = 1 << 20
+    /// How much of the input format detection looks at.
+    public static let detectionPrefix = 8192
 
     public struct OpenError: Error, CustomStringConvertible, Sendable {
         public var path: String
@@ -26,45 +30,86 @@ public struct TraceFileReader {
     }
 
     /// Opens the file and decides its format: `format` when given, else from its first bytes, else its extension.
-    /// `makeDecoder` builds the decoder for a format (lets the caller plug in decoders of other modules).
+    /// Standard input and other pipes are detected from their first bytes like files. `makeDecoder` builds the decoder
+    /// for a format, source and default device (lets the caller plug in decoders and options).
     public init(path: String, format: TraceFormat? = nil, defaultDevice: String? = nil,
                 makeDecoder: (TraceFormat, String, String) -> (any TraceDecoding)?) throws(OpenError) {
         self.path = path
         let fd = path == "-" ? 0 : open(path, O_RDONLY)
         guard fd >= 0 else { throw OpenError(path: path, reason: String(cString: strerror(errno))) }
-        self.fd = fd
         var st = stat()
-        size = fstat(fd, &st) == 0 && (st.st_mode & S_IFMT) == S_IFREG ? Int(st.st_size) : nil
+        let size = fstat(fd, &st) == 0 && (st.st_mode & S_IFMT) == S_IFREG ? Int(st.st_size) : nil
         let name = path == "-" ? "stdin" : String(path.split(separator: "/").last ?? Substring(path))
         let device = defaultDevice ?? String(name.split(separator: ".").first ?? Substring(name))
+        var prefix: [UInt8] = []
         var resolved = format
-        if resolved == nil {
-            var prefix = [UInt8](repeating: 0, count: 8192)
-            let n = prefix.withUnsafeMutableBytes { pread(fd, $0.baseAddress, 8192, 0) }
-            if n > 0 { resolved = TraceFormat.detect(prefix: Array(prefix[0..<n]), fileName: name) }
-            if n < 0, path != "-" {
-                // Not seekable (a pipe): detection falls back to the name.
-                resolved = TraceFormat.detect(prefix: [], fileName: name)
+        do throws(OpenError) {
+            if resolved == nil {
+                prefix = try Self.readPrefix(fd, path: path, live: size == nil)
+                resolved = TraceFormat.detect(prefix: prefix, fileName: name)
             }
-        }
-        guard let resolved else {
+            guard let resolved else {
+                throw OpenError(path: path, reason: prefix.isEmpty
+                    ? "empty, and its name does not tell the trace format"
+                    : "cannot tell the trace format from its content or name; use --format")
+            }
+            guard let d = makeDecoder(resolved, path, device) else {
+                throw OpenError(path: path, reason: "no decoder for \(resolved.rawValue) in this build")
+            }
+            self.decoder = d
+            self.format = resolved
+        } catch {
             if fd > 0 { close(fd) }
-            throw OpenError(path: path, reason: "cannot tell the trace format from its content or name; use --format")
+            throw error
         }
-        guard let d = makeDecoder(resolved, path, device) else {
-            if fd > 0 { close(fd) }
-            throw OpenError(path: path, reason: "no decoder for \(resolved.rawValue) in this build")
+        self.fd = fd
+        self.size = size
+        self.prefix = prefix
+    }
+
+    /// The decoder's warnings about the input as a whole; complete after `readAll`.
+    public var warnings: [IngestWarning] { decoder.warnings }
+
+    /// Reads up to `detectionPrefix` bytes. From a pipe it stops as soon as whole lines tell the format (for JSON,
+    /// once an object has closed), or when a line is in and nothing more arrives for 200 ms, so a live stream
+    /// (`tail -f`, a slow producer) is not held back until kilobytes have gathered.
+    private static func readPrefix(_ fd: Int32, path: String, live: Bool) throws(OpenError) -> [UInt8] {
+        var buffer = [UInt8](repeating: 0, count: detectionPrefix)
+        var count = 0
+        while count < detectionPrefix {
+            if live, let lastNewline = buffer[0..<count].lastIndex(of: 10) {
+                let lines = Array(buffer[0...lastNewline])
+                switch TraceFormat.detect(prefix: lines, fileName: "") {
+                case .csv?, .nmea?, .gpx?: return Array(buffer[0..<count])
+                case .some where lines.contains(UInt8(ascii: "}")): return Array(buffer[0..<count])
+                default:
+                    var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                    if poll(&p, 1, 200) == 0 { return Array(buffer[0..<count]) }
+                }
+            }
+            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress! + count, detectionPrefix - count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw OpenError(path: path, reason: String(cString: strerror(errno)))
+            }
+            if n == 0 { break }
+            count += n
         }
-        self.format = resolved
-        self.decoder = d
+        return Array(buffer[0..<count])
     }
 
     /// Reads and decodes everything, calling back per fix and per error; `progress` after each chunk.
-    /// Returns false if `onFix`/`onError` asked to stop by returning false from `shouldContinue`.
+    /// Stops early when `shouldContinue` returns false.
     public mutating func readAll(onFix: (LocationFix) -> Void, onError: (IngestError) -> Void,
                                  shouldContinue: () -> Bool = { true }, progress: (Int) -> Void = { _ in }) throws(OpenError) {
-        var buffer = [UInt8](repeating: 0, count: Self.chunkSize)
         defer { if fd > 0 { close(fd) } }
+        if !prefix.isEmpty {
+            bytesRead += prefix.count
+            prefix.withUnsafeBytes { decoder.decode($0, onFix: onFix, onError: onError) }
+            prefix = []
+            progress(bytesRead)
+        }
+        var buffer = [UInt8](repeating: 0, count: Self.chunkSize)
         while shouldContinue() {
             let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, Self.chunkSize) }
             if n < 0 {

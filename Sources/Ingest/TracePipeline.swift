@@ -16,8 +16,11 @@ public final class TracePipeline: Sendable {
         public var fixes: [LocationFix]
         /// Errors with the number of this batch's fixes that came before each.
         public var errors: [(position: Int, error: IngestError)]
-        /// The file could not be opened or read: the reason, with the path.
+        /// The file could not be opened or read to its end: the reason, with the path. The pipeline goes on with the
+        /// next file (one unreadable file does not end a replay); a consumer that must stop calls `cancel`.
         public var failure: String?
+        /// The decoder's warnings about the whole file, on the file's last batch.
+        public var warnings: [IngestWarning] = []
     }
 
     public typealias Opener = @Sendable (String) throws -> TraceFileReader
@@ -85,7 +88,7 @@ public final class TracePipeline: Sendable {
                 reader = try open(path)
             } catch {
                 push(Batch(path: path, size: nil, bytesRead: 0, fixes: [], errors: [], failure: "\(error)"))
-                return
+                continue
             }
             var batch = Batch(path: path, size: reader.size, bytesRead: 0, fixes: [], errors: [], failure: nil)
             batch.fixes.reserveCapacity(batchSize)
@@ -106,8 +109,8 @@ public final class TracePipeline: Sendable {
             } catch {
                 batch.failure = "\(error)"
             }
+            batch.warnings = reader.warnings
             push(batch)
-            if batch.failure != nil { return }
         }
     }
 }

@@ -7,46 +7,72 @@ struct ConvertCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "convert",
         abstract: "Prints the fixes in traces exactly as the engine would see them, as NDJSON (SPEC §2 field names).",
-        discussion: "Rejected records go to standard error with file, line and reason. Exit status 2 if any record was rejected with --strict.")
+        discussion: """
+            Rejected records go to standard error with file, line and reason; a trace that cannot be opened or whose \
+            format cannot be told is reported and skipped, and the others are converted. Progress is shown on \
+            standard error when it is a terminal.
+
+            \(TraceInputOptions.help)
+
+            \(ExitStatus.help(replay: false))
+            """)
 
     @Argument(help: "Trace files (GPX, NMEA, CSV, NDJSON, OwnTracks, Traccar); `-` reads standard input.") var traces: [String]
-    @Option(help: "Trace format: gpx, nmea, csv, ndjson, owntracks, traccar (default: detect).") var format: String?
-    @Option(help: "Device id for traces that carry none (default: the file's base name).") var device: String?
+    @OptionGroup var input: TraceInputOptions
     @Option(name: .shortAndLong, help: "Write here instead of standard output.") var output: String?
-    @Flag(help: "Stop at the first bad record (exit 2).") var strict = false
-
-    func validate() throws {
-        if let format, TraceFormat(rawValue: format) == nil { throw ValidationError("unknown --format \(format)") }
-    }
+    @Flag(help: "Stop at the first bad record or unusable file (exit 2).") var strict = false
 
     func run() throws {
         let sink = try OutputSink(path: output)
+        let factory = input.factory
         var writer = JSONWriter(capacity: 256)
         var rejected = 0, converted = 0
+        var skipped: [String] = []
         var failed = false
+        func say(_ text: String) { FileHandle.standardError.write(text.data(using: .utf8)!) }
         for path in traces {
-            var reader = try DecoderFactory.open(path, format: format, device: device)
-            try reader.readAll(
-                onFix: { fix in
-                    if let reason = fix.invalidity {
+            var progress = TerminalProgress(total: nil, label: "convert \(path):")
+            do {
+                var reader = try factory.open(path, format: input.traceFormat, device: input.device)
+                progress = TerminalProgress(total: reader.size, label: "convert \(path):")
+                try reader.readAll(
+                    onFix: { fix in
+                        if let reason = fix.invalidity {
+                            rejected += 1
+                            say("rejected: \(path): \(fix.device) \(fix.timestamp): \(reason)\n")
+                            return
+                        }
+                        writer.bytes.removeAll(keepingCapacity: true)
+                        fix.writeJSON(to: &writer)
+                        sink.writeLine(writer.bytes)
+                        converted += 1
+                    },
+                    onError: { e in
                         rejected += 1
-                        FileHandle.standardError.write("rejected: \(path): \(fix.device) \(fix.timestamp): \(reason)\n".data(using: .utf8)!)
-                        return
-                    }
-                    writer.bytes.removeAll(keepingCapacity: true)
-                    fix.writeJSON(to: &writer)
-                    sink.writeLine(writer.bytes)
-                    converted += 1
-                },
-                onError: { e in
-                    rejected += 1
-                    if strict { failed = true }
-                    FileHandle.standardError.write("rejected: \(e)\n".data(using: .utf8)!)
-                },
-                shouldContinue: { !failed })
+                        if strict { failed = true }
+                        progress.finish()
+                        say("rejected: \(e)\n")
+                    },
+                    shouldContinue: { !failed },
+                    progress: { progress.update(bytes: $0, records: converted) })
+                progress.finish()
+                for warning in reader.warnings { say(warning.commandLineText) }
+            } catch {
+                progress.finish()
+                say("geotrigger: \(error) (skipped)\n")
+                skipped.append(path)
+                if strict { failed = true }
+            }
+            if failed { break }
         }
         sink.flush()
-        FileHandle.standardError.write("converted \(converted) fixes, rejected \(rejected) records\n".data(using: .utf8)!)
-        if failed { throw ExitCode(2) }
+        say("converted \(converted) fixes, rejected \(rejected) records"
+            + (skipped.isEmpty ? "" : ", skipped \(skipped.count) of \(traces.count) files") + "\n")
+        if failed { throw ExitStatus.unusableInput.code }
+        if converted == 0 {
+            say("geotrigger: no fix could be read from \(traces.joined(separator: ", "))\n")
+            throw ExitStatus.unusableInput.code
+        }
+        if !skipped.isEmpty { throw ExitStatus.filesSkipped.code }
     }
 }

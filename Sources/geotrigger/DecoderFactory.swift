@@ -1,23 +1,15 @@
-import ArgumentParser
-import Foundation
 import Ingest
 
-/// Builds the decoder for a format: the one place the CLI lists every trace format it reads.
-enum DecoderFactory {
-    static func make(_ format: TraceFormat, source: String, device: String) -> (any TraceDecoding)? {
-        TraceDecoder(format: format, source: source, defaultDevice: device)
-    }
-}
+/// Builds the decoder for a format with the command's options: the one place the CLI lists every trace format it reads.
+struct DecoderFactory: Sendable {
+    var options: TraceOptions
 
-extension DecoderFactory {
-    /// Opens a trace for `replay` or `convert`; an unreadable or unrecognisable file ends the command with status 2.
-    static func open(_ path: String, format: String?, device: String?) throws -> TraceFileReader {
-        do {
-            return try TraceFileReader(path: path, format: format.flatMap(TraceFormat.init(rawValue:)), defaultDevice: device,
-                                       makeDecoder: make)
-        } catch {
-            FileHandle.standardError.write("geotrigger: \(error)\n".data(using: .utf8)!)
-            throw ExitCode(2)
-        }
+    func make(_ format: TraceFormat, source: String, device: String) -> (any TraceDecoding)? {
+        TraceDecoder(format: format, source: source, defaultDevice: device, options: options)
+    }
+
+    /// Opens a trace for `replay` or `convert`, detecting its format unless one is given.
+    func open(_ path: String, format: TraceFormat?, device: String?) throws(TraceFileReader.OpenError) -> TraceFileReader {
+        try TraceFileReader(path: path, format: format, defaultDevice: device, makeDecoder: make)
     }
 }

@@ -3,16 +3,19 @@ import Glibc
 #endif
 import TriggerEngine
 
-/// Buffered NDJSON output to standard output or a file; one write per 256 KiB.
+/// Buffered NDJSON output to standard output or a file; one write per 256 KiB, or one per notification when
+/// `flushesEachLine` (paced replay, watched live).
 final class OutputSink {
     private var buffer: [UInt8] = []
     private let fd: Int32
     private var writer = JSONWriter(capacity: 1024)
     private(set) var lines: [String]? = nil
+    let flushesEachLine: Bool
 
     struct Failure: Error, CustomStringConvertible { var description: String }
 
-    init(path: String?, keepLines: Bool = false) throws {
+    init(path: String?, keepLines: Bool = false, flushesEachLine: Bool = false) throws {
+        self.flushesEachLine = flushesEachLine
         if let path, path != "-" {
             fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
             guard fd >= 0 else { throw Failure(description: "\(path): \(String(cString: strerror(errno)))") }
@@ -28,6 +31,7 @@ final class OutputSink {
         n.writeJSON(to: &writer)
         if lines != nil { lines!.append(String(decoding: writer.bytes, as: UTF8.self)) }
         writeLine(writer.bytes)
+        if flushesEachLine { flush() }
     }
 
     func writeLine(_ bytes: [UInt8]) {

@@ -11,27 +11,28 @@ struct ReplayCommand: ParsableCommand {
         discussion: """
             REGIONS is a JSON array of notification requests (SPEC §1) or a GeoJSON FeatureCollection whose features \
             carry the request fields in their properties. Each TRACE is GPX, NMEA 0183, CSV, NDJSON, OwnTracks or \
-            Traccar JSON, detected from its content (override with --format); `-` reads standard input. Time is \
+            Traccar JSON, detected from its content (override with --format); `-` reads standard input. A trace that \
+            cannot be opened or whose format cannot be told is reported and skipped, and the others are replayed. Time is \
             event time, per device: each device's own later fixes settle its dwell deadlines, so files grouped by \
             device, several files, or records interleaved in any order give the same notifications as one file \
             sorted by time, and a replay gives the same output every run. Deadlines a device left pending when its \
             fixes stop fire at the end of the input, up to the newest timestamp seen. Notifications go to standard \
-            output as NDJSON; a summary goes to standard error.
+            output as NDJSON (with --speed, each line as it fires); a summary goes to standard error.
 
-            Exit status: 0 success; 1 the output differs from --expect; 2 bad input with --strict, or unusable \
-            regions or traces.
+            \(TraceInputOptions.help)
+
+            \(ExitStatus.help(replay: true))
             """)
 
     @Argument(help: "The region file: JSON requests or a GeoJSON FeatureCollection.") var regions: String
-    @Argument(help: "Trace files, replayed in the order given.") var traces: [String]
-    @Option(help: "Trace format for every TRACE: gpx, nmea, csv, ndjson, owntracks, traccar (default: detect).")
-    var format: String?
-    @Option(help: "Device id for traces that carry none (default: the file's base name).") var device: String?
+    @Argument(help: "Trace files, replayed in the order given; `-` reads standard input.") var traces: [String]
+    @OptionGroup var input: TraceInputOptions
     @Option(name: .shortAndLong, help: "Write notifications here instead of standard output.") var output: String?
     @Option(help: "Compare the notifications with this golden NDJSON file; exit 1 with a diff when they differ.")
     var expect: String?
     @Option(help: "Record the notifications as a golden NDJSON file.") var writeExpect: String?
-    @Flag(help: "Stop at the first bad record (exit 2) instead of skipping, counting and reporting it.") var strict = false
+    @Flag(help: "Stop at the first bad record or unusable file (exit 2) instead of skipping, counting and reporting it.")
+    var strict = false
     @Option(help: "Replay in scaled real time: 1 = as recorded, 10 = ten times faster (default: as fast as possible).")
     var speed: Double?
     @Flag(help: "Buffer every fix and replay them in timestamp order across all traces. Not needed for correct results (time is per device); it only puts the output in time order across devices.")
@@ -45,9 +46,6 @@ struct ReplayCommand: ParsableCommand {
     var report: String?
 
     func validate() throws {
-        if let format, TraceFormat(rawValue: format) == nil {
-            throw ValidationError("unknown --format \(format); use one of \(TraceFormat.allCases.map(\.rawValue).joined(separator: ", "))")
-        }
         if let speed, !(speed > 0) { throw ValidationError("--speed must be > 0") }
         if let allowedLateness, !(allowedLateness >= 0 && allowedLateness < 1e10) {
             throw ValidationError("--allowed-lateness must be a number of seconds ≥ 0")
@@ -61,7 +59,7 @@ struct ReplayCommand: ParsableCommand {
             requests = try RegionFileLoader.load(regions)
         } catch {
             FileHandle.standardError.write("geotrigger: \(error)\n".data(using: .utf8)!)
-            throw ExitCode(2)
+            throw ExitStatus.unusableInput.code
         }
         var configuration = TriggerEngine.Configuration(clock: .eventTime)
         configuration.allowedLateness = allowedLateness
@@ -69,7 +67,8 @@ struct ReplayCommand: ParsableCommand {
         let engine = TriggerEngine(configuration: configuration)
         try engine.add(contentsOf: requests)
         let keep = expect != nil || writeExpect != nil
-        let sink = try OutputSink(path: output, keepLines: keep)
+        // Paced output is watched as it happens (often through a pipe): each notification is written at once.
+        let sink = try OutputSink(path: output, keepLines: keep, flushesEachLine: speed != nil)
         var summary = ReplaySummary(regionCount: requests.count)
         var pacer = speed.map { RealTimePacer(speed: $0) }
         var failed: IngestError?
@@ -94,18 +93,24 @@ struct ReplayCommand: ParsableCommand {
         let plain = pacer == nil && htmlReport == nil && !sortByTime
 
         // Decoding runs on its own thread; evaluation and output stay here, in file order.
-        let pipeline = TracePipeline(paths: traces) { [format, device] path in
-            try TraceFileReader(path: path, format: format.flatMap(TraceFormat.init(rawValue:)), defaultDevice: device,
-                                makeDecoder: DecoderFactory.make)
+        let pipeline = TracePipeline(paths: traces) { [factory = input.factory, format = input.traceFormat, device = input.device] path in
+            try factory.open(path, format: format, device: device)
         }
         pipeline.start()
         var progress: TerminalProgress?
         var currentPath = ""
         while let batch = pipeline.next() {
-            if let failure = batch.failure {
+            defer {
+                // After the batch's fixes: a file that failed part-way gave what it could.
+                if !batch.warnings.isEmpty || batch.failure != nil { progress?.finish() }
+                for warning in batch.warnings { summary.warn(warning) }
+                if let failure = batch.failure { summary.skip(batch.path, failure) }
+            }
+            if let failure = batch.failure, strict {
+                pipeline.cancel()
                 sink.flush()
-                FileHandle.standardError.write("geotrigger: \(failure)\n".data(using: .utf8)!)
-                throw ExitCode(2)
+                FileHandle.standardError.write("geotrigger: \(failure)\n(--strict: stopped at the first unusable file)\n".data(using: .utf8)!)
+                throw ExitStatus.unusableInput.code
             }
             if batch.path != currentPath {
                 progress?.finish()
@@ -151,7 +156,7 @@ struct ReplayCommand: ParsableCommand {
                 pipeline.cancel()
                 sink.flush()
                 FileHandle.standardError.write("geotrigger: \(failed)\n(--strict: stopped at the first bad record)\n".data(using: .utf8)!)
-                throw ExitCode(2)
+                throw ExitStatus.unusableInput.code
             }
         }
         progress?.finish()
@@ -171,6 +176,10 @@ struct ReplayCommand: ParsableCommand {
         summary.elapsed = (clock.now - started).seconds
         summary.engine = engine.statistics
         summary.print()
+        if summary.fixesRead == 0 {
+            FileHandle.standardError.write("geotrigger: no fix could be read from \(traces.joined(separator: ", "))\n".data(using: .utf8)!)
+            throw ExitStatus.unusableInput.code
+        }
 
         if let report, let htmlReport {
             do {
@@ -178,7 +187,7 @@ struct ReplayCommand: ParsableCommand {
                 FileHandle.standardError.write("report: \(report)\n".data(using: .utf8)!)
             } catch {
                 FileHandle.standardError.write("geotrigger: \(report): \(error)\n".data(using: .utf8)!)
-                throw ExitCode(2)
+                throw ExitStatus.unusableInput.code
             }
         }
         let lines = sink.lines ?? []
@@ -188,17 +197,18 @@ struct ReplayCommand: ParsableCommand {
                 try text.write(toFile: writeExpect, atomically: true, encoding: .utf8)
             } catch {
                 FileHandle.standardError.write("geotrigger: \(writeExpect): \(error)\n".data(using: .utf8)!)
-                throw ExitCode(2)
+                throw ExitStatus.unusableInput.code
             }
         }
         if let expect {
             let result = try GoldenComparison.compare(actual: lines, goldenPath: expect)
             if !result.matches {
                 FileHandle.standardError.write(result.report.data(using: .utf8)!)
-                throw ExitCode(1)
+                throw ExitStatus.expectationNotMet.code
             }
             FileHandle.standardError.write("expectation \(expect): \(lines.count) notifications match\n".data(using: .utf8)!)
         }
+        if !summary.skippedFiles.isEmpty { throw ExitStatus.filesSkipped.code }
     }
 }
 

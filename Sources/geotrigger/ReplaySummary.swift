@@ -11,6 +11,9 @@ struct ReplaySummary {
     var engineRejected: [FixRejection: Int] = [:]
     var transitions: [String: (entries: Int, exits: Int)] = [:]
     var notifications = 0
+    /// Trace files skipped whole or from the point they failed.
+    var skippedFiles: [String] = []
+    var warnings = 0
     var elapsed = 0.0
     var engine = EngineStatistics()
 
@@ -31,9 +34,23 @@ struct ReplaySummary {
         }
     }
 
+    mutating func skip(_ path: String, _ reason: String) {
+        skippedFiles.append(path)
+        FileHandle.standardError.write("geotrigger: \(reason) (skipped)\n".data(using: .utf8)!)
+    }
+
+    mutating func warn(_ w: IngestWarning) {
+        warnings += 1
+        FileHandle.standardError.write(w.commandLineText.data(using: .utf8)!)
+    }
+
     func print() {
         var s = "replay summary\n"
         s += "  regions            \(regionCount)\n"
+        if !skippedFiles.isEmpty {
+            let shown = skippedFiles.prefix(5).joined(separator: ", ") + (skippedFiles.count > 5 ? ", …" : "")
+            s += "  files skipped      \(skippedFiles.count) (\(shown))\n"
+        }
         s += "  fixes read         \(fixesRead)\n"
         s += "  fixes evaluated    \(engine.fixesEvaluated)\n"
         let rejectedIngest = ingestErrors.values.reduce(0, +)
@@ -41,6 +58,7 @@ struct ReplaySummary {
         for (reason, count) in engineRejected.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
             s += "  fixes dropped      \(count) \(reason.rawValue) (\(reason))\n"
         }
+        if warnings > 0 { s += "  warnings           \(warnings) (above)\n" }
         s += "  transitions        \(engine.entries) entries, \(engine.exits) exits\n"
         for (region, t) in transitions.sorted(by: { $0.key < $1.key }).prefix(30) {
             s += "    \(region): \(t.entries) entry, \(t.exits) exit notifications\n"

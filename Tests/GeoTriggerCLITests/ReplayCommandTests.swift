@@ -18,7 +18,9 @@ import TriggerEngine
     }
 
     @Test func theREADMEDemoGPXReplayMatchesItsGoldenFile() throws {
-        let r = try CLIRunner.run(["replay", "Data/demo-requests.json", "Data/demo-drive.gpx", "--expect", "Data/demo-expected.ndjson"])
+        // One GPX track per truck: the demo file names its devices by track.
+        let r = try CLIRunner.run(["replay", "Data/demo-requests.json", "Data/demo-drive.gpx", "--device-per-track",
+                                   "--expect", "Data/demo-expected.ndjson"])
         #expect(r.status == 0, "\(r.stderr)")
         let events = try r.lines.map { line -> String in
             let v = try JSONParser.parse(line)

@@ -25,7 +25,7 @@ struct ReplayReportTests {
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         let html = dir.appendingPathComponent("report.html").path
-        let r = try CLIRunner.run(["replay", "Data/demo-requests.json", "Data/demo-drive.gpx", "--report", html])
+        let r = try CLIRunner.run(["replay", "Data/demo-requests.json", "Data/demo-drive.gpx", "--device-per-track", "--report", html])
         #expect(r.status == 0, "\(r.stderr)")
         let page = try String(contentsOfFile: html, encoding: .utf8)
         // Self-contained: no network fetches of any kind.

@@ -36,6 +36,49 @@ import TriggerEngine
         #expect(decode(decoder, bytes, chunkSize: chunkSize) == decode(decoder, bytes))
     }
 
+    /// The route 14 file with its header rewritten: the issue's export names the vehicle `Vehicle` and the time
+    /// `GPS Time`, beside a row `id`.
+    static func route14(header: String) throws -> [UInt8] {
+        let bytes = try SharedData.bytes(route14)
+        let newline = try #require(bytes.firstIndex(of: 10))
+        return Array(header.utf8) + bytes[newline...]
+    }
+
+    @Test(.enabled(if: SharedData.isAvailable, "needs ../shared/data"))
+    func route14WithVehicleAndGPSTimeHeadersGivesTheEightBuses() throws {
+        let original = decode(CSVFixDecoder(source: "route14_outbound.csv"), try SharedData.bytes(Self.route14))
+        let renamed = try Self.route14(header: #""id","Vehicle","trip_id","GPS Time","latitude","longitude","bearing","origin","destination","route_name","direction","operator""#)
+        var d = CSVFixDecoder(source: "bus.csv")
+        var out = Decoded()
+        renamed.withUnsafeBytes { d.decode($0, onFix: { out.fixes.append($0) }, onError: { out.errors.append($0) }) }
+        d.finish(onFix: { out.fixes.append($0) }, onError: { out.errors.append($0) })
+        #expect(out.errors.isEmpty && d.warnings.isEmpty, "\(out.errors) \(d.warnings)")
+        #expect(Set(out.fixes.map(\.device)).count == 8)
+        #expect(out.fixes == original.fixes)
+    }
+
+    @Test(.enabled(if: SharedData.isAvailable, "needs ../shared/data"))
+    func route14WithOddHeadersReadsThroughAColumnMapping() throws {
+        let original = decode(CSVFixDecoder(source: "route14_outbound.csv"), try SharedData.bytes(Self.route14))
+        let renamed = try Self.route14(header: #""id","Bus No","trip_id","When, UTC","latitude","longitude","bearing","origin","destination","route_name","direction","operator""#)
+        let columns = try CSVColumns(mapping: #"device=Bus No,timestamp="When, UTC""#)
+        #expect(decode(CSVFixDecoder(source: "bus.csv", columns: columns), renamed) == original)
+        // Without the mapping: one error for the header, nothing else.
+        let unmapped = decode(CSVFixDecoder(source: "bus.csv"), renamed)
+        #expect(unmapped.kinds == ["missing-column"] && unmapped.fixes.isEmpty)
+    }
+
+    @Test(.enabled(if: SharedData.isAvailable, "needs ../shared/data"))
+    func route14WithOnlyTheRowIDLeftAsDeviceWarns() throws {
+        let renamed = try Self.route14(header: #""id","Fahrzeug","trip_id","timestamp","latitude","longitude","bearing","origin","destination","route_name","direction","operator""#)
+        var d = CSVFixDecoder(source: "bus.csv")
+        var fixes: [LocationFix] = []
+        renamed.withUnsafeBytes { d.decode($0, onFix: { fixes.append($0) }, onError: { _ in }) }
+        d.finish(onFix: { fixes.append($0) }, onError: { _ in })
+        #expect(Set(fixes.map(\.device)).count == 1533)  // what the issue saw
+        #expect(d.warnings.map(\.kind) == [IngestWarning.Kind.devicePerRow])
+    }
+
     // MARK: Header
 
     @Test func columnsAreFoundByCommonSpellingsCaseInsensitively() throws {
@@ -58,17 +101,83 @@ import TriggerEngine
         #expect(out.fixes.map(\.device) == ["ann"])
     }
 
-    @Test func anExplicitColumnAbsentFromTheHeaderIsReportedOnTheHeaderAndEveryRow() {
-        let d = CSVFixDecoder(source: "x.csv", columns: CSVColumns(latitude: "y"))
+    @Test func anExplicitColumnAbsentFromTheHeaderIsReportedOnceOnTheHeader() throws {
+        var d = CSVFixDecoder(source: "x.csv", columns: CSVColumns(latitude: "y"))
         let out = decode(d, "time,lat,lon\n1,2,3\n4,5,6\n")
-        #expect(out.kinds == ["missing-column", "missing-column", "missing-column"])
-        #expect(out.errors.map(\.line) == [1, 2, 3])
-        #expect(out.errors[0].reason.contains("\"y\""))
+        #expect(out.kinds == ["missing-column"])
+        #expect(out.errors.map(\.line) == [1])
+        #expect(out.errors[0].reason.contains("latitude (column \"y\")"))
+        #expect(out.errors[0].reason.contains(#"it has "time", "lat", "lon""#))
+        // The rows are counted once, as a warning, not reported one by one.
+        Array("time,lat,lon\n1,2,3\n4,5,6\n".utf8).withUnsafeBytes { d.decode($0, onFix: { _ in }, onError: { _ in }) }
+        d.finish(onFix: { _ in }, onError: { _ in })
+        #expect(d.warnings.map(\.kind) == [IngestWarning.Kind.rowsNotRead])
+        #expect(d.warnings.first?.message.hasPrefix("2 rows not read") == true)
+    }
+
+    @Test func aHeaderWithoutTimeIsOneMissingColumnNamingTheRecognisedNames() throws {
+        let out = decode(decoder, "Vehicle,GPS Zeit,lat,lon\na,1,2,3\nb,1,2,3\nc,1,2,3\n")
+        #expect(out.kinds == ["missing-column"])
+        let reason = try #require(out.errors.first?.reason)
+        #expect(reason.contains("no column for timestamp"))
+        #expect(reason.contains("timestamp is recognised as timestamp, time, datetime, gps_time"))
+        #expect(out.fixes.isEmpty)
     }
 
     @Test func aHeaderWithoutLatitudeIsAMissingColumn() {
         let out = decode(decoder, "time,lon\n1,2\n")
-        #expect(out.kinds == ["missing-column", "missing-column"])
+        #expect(out.kinds == ["missing-column"])
+    }
+
+    // MARK: The device column
+
+    @Test(arguments: ["Vehicle", "vehicle", "VEHICLE_ID", "Vehicle ID", "vehicle-id", "Tracker", "Unit", "IMEI", "Name"])
+    func aDeviceLikeColumnWinsOverARowID(name: String) throws {
+        let out = decode(decoder, "id,\(name),time,lat,lon\n1,bus-9,1,2,3\n2,bus-9,2,2,3\n")
+        #expect(out.errors.isEmpty)
+        #expect(out.fixes.map(\.device) == ["bus-9", "bus-9"])
+    }
+
+    @Test func gpsTimeAndSpacedOrCapitalisedNamesAreRecognised() throws {
+        let out = decode(decoder, "Row ID,Vehicle,GPS Time,Latitude,Longitude,Heading\n7,bus-9,2026-01-26 15:57:02,53.4,-2.9,90\n")
+        #expect(out.errors.isEmpty)
+        #expect(out.fixes == [LocationFix(device: "bus-9", timestamp: ts("2026-01-26T15:57:02Z")!, latitude: 53.4,
+                                          longitude: -2.9, course: 90)])
+    }
+
+    static func rows(_ count: Int, device: (Int) -> String) -> String {
+        "id,time,lat,lon\n" + (0..<count).map { "\(device($0)),\(1_700_000_000 + $0),53.4,-2.9\n" }.joined()
+    }
+
+    @Test func aRowIDThatGivesEveryRowItsOwnDeviceIsOneWarning() throws {
+        var d = decoder
+        let text = Self.rows(1500) { "\(23_811_684 + $0)" }
+        Array(text.utf8).withUnsafeBytes { d.decode($0, onFix: { _ in }, onError: { _ in }) }
+        d.finish(onFix: { _ in }, onError: { _ in })
+        #expect(d.warnings.map(\.kind) == [IngestWarning.Kind.devicePerRow])
+        #expect(d.warnings.first?.message.contains(#"column "id" gives nearly every row its own device (1000 devices in the first 1000 rows)"#) == true)
+    }
+
+    @Test(arguments: [
+        (40, 2, false),  // two vehicles: a real device column
+        (40, 40, true),  // forty rows, forty devices
+        (10, 10, false),  // too few rows to tell
+        (40, 30, false),  // 75 %: many devices, but repeats
+    ])
+    func theDevicePerRowWarningNeedsNearlyEveryRowDistinct(rows: Int, devices: Int, warns: Bool) {
+        var d = decoder
+        Array(Self.rows(rows) { "d\($0 % devices)" }.utf8).withUnsafeBytes { d.decode($0, onFix: { _ in }, onError: { _ in }) }
+        d.finish(onFix: { _ in }, onError: { _ in })
+        #expect(d.warnings.map(\.kind) == (warns ? [IngestWarning.Kind.devicePerRow] : []))
+    }
+
+    @Test func theDefaultDeviceNeverWarns() {
+        var d = CSVFixDecoder(source: "van3.csv", defaultDevice: "van3")
+        Array("time,lat,lon\n".utf8 + (0..<50).flatMap { "\($0),1,1\n".utf8 }).withUnsafeBytes {
+            d.decode($0, onFix: { _ in }, onError: { _ in })
+        }
+        d.finish(onFix: { _ in }, onError: { _ in })
+        #expect(d.warnings.isEmpty)
     }
 
     @Test func withoutADeviceColumnTheDefaultDeviceIsUsed() {

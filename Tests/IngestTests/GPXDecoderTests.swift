@@ -4,16 +4,21 @@ import TriggerEngine
 @testable import Ingest
 
 @Suite struct GPXDecoderTests {
-    func decode(_ text: String, device: String? = "dev") -> (fixes: [LocationFix], errors: [IngestError]) {
-        var d = GPXDecoder(source: "t.gpx", defaultDevice: device)
-        var fixes: [LocationFix] = [], errors: [IngestError] = []
-        Array(text.utf8).withUnsafeBytes { d.decode($0, onFix: { fixes.append($0) }, onError: { errors.append($0) }) }
-        d.finish(onFix: { fixes.append($0) }, onError: { errors.append($0) })
-        return (fixes, errors)
+    func decode(_ text: String, device: String? = "dev", perTrack: Bool = false, waypoints: Bool = true)
+        -> (fixes: [LocationFix], errors: [IngestError], warnings: [IngestWarning])
+    {
+        decode(Array(text.utf8), GPXDecoder(source: "t.gpx", defaultDevice: device, devicePerTrack: perTrack, waypoints: waypoints))
     }
 
-    @Test func trackPointsBecomeFixesNamedByTheTrack() throws {
-        let r = decode("""
+    func decode(_ bytes: [UInt8], _ decoder: GPXDecoder) -> (fixes: [LocationFix], errors: [IngestError], warnings: [IngestWarning]) {
+        var d = decoder
+        var fixes: [LocationFix] = [], errors: [IngestError] = []
+        bytes.withUnsafeBytes { d.decode($0, onFix: { fixes.append($0) }, onError: { errors.append($0) }) }
+        d.finish(onFix: { fixes.append($0) }, onError: { errors.append($0) })
+        return (fixes, errors, d.warnings)
+    }
+
+    static let twoTracksAndAWaypoint = """
             <?xml version="1.0"?>
             <gpx version="1.1" xmlns="http://www.topografix.com/GPX/1/1" xmlns:gpxtpx="http://www.garmin.com/xmlschemas/TrackPointExtension/v1">
              <trk><name>truck &amp; trailer</name><trkseg>
@@ -23,16 +28,58 @@ import TriggerEngine
               <trkpt lat="52.6" lon="13.5"><time>2026-11-20T07:00:05Z</time><pdop>2</pdop></trkpt>
              </trkseg></trk>
              <wpt lat="1" lon="2"><time>2026-11-20T08:00:00Z</time><name>not a track</name></wpt>
+             <trk><name>ACTIVE LOG #2</name><trkseg>
+              <trkpt lat="52.7" lon="13.6"><time>2026-11-20T07:00:10Z</time></trkpt>
+             </trkseg></trk>
             </gpx>
-            """)
+            """
+
+    @Test func pointsCarryTheirValuesAndTheFilesDevice() throws {
+        let r = decode(Self.twoTracksAndAWaypoint, waypoints: false)
         #expect(r.errors.isEmpty)
-        #expect(r.fixes.count == 3)
+        #expect(r.fixes.map(\.device) == ["dev", "dev", "dev"])
         let f = try #require(r.fixes.first)
-        #expect(f.device == "truck & trailer")
         #expect(f.horizontalAccuracy == 4)  // hdop 0.8 × 5 m
         #expect(f.altitude == 40.5 && f.speed == 12.5 && f.course == 90)
         #expect(r.fixes[1].horizontalAccuracy == 10)  // pdop 2 × 5 m, no hdop
-        #expect(r.fixes[2].device == "dev")  // waypoints carry the default device
+    }
+
+    @Test func devicePerTrackNamesPointsByTheirTrack() {
+        let r = decode(Self.twoTracksAndAWaypoint, perTrack: true)
+        #expect(r.errors.isEmpty)
+        #expect(r.fixes.map(\.device) == ["truck & trailer", "truck & trailer", "dev", "ACTIVE LOG #2"])  // the waypoint: the default
+    }
+
+    @Test func waypointsAreLeftOutWithOneWarningUnlessAskedFor() {
+        let without = decode(Self.twoTracksAndAWaypoint, waypoints: false)
+        #expect(without.fixes.map(\.latitude) == [52.5, 52.6, 52.7])
+        #expect(without.warnings.map(\.kind) == [IngestWarning.Kind.waypointsSkipped])
+        #expect(without.warnings.first?.message.hasPrefix("1 waypoints left out") == true)
+        let with = decode(Self.twoTracksAndAWaypoint, waypoints: true)
+        #expect(with.fixes.map(\.latitude) == [52.5, 52.6, 1, 52.7])
+        #expect(with.fixes[2].device == "dev")
+        #expect(with.warnings.isEmpty)
+        // A left-out waypoint without time is not an error either: it is not read at all.
+        let untimed = decode("<gpx><wpt lat=\"1\" lon=\"2\"><name>x</name></wpt></gpx>", waypoints: false)
+        #expect(untimed.errors.isEmpty && untimed.fixes.isEmpty && untimed.warnings.count == 1)
+    }
+
+    @Test func withoutADefaultDeviceEveryPointIsAMissingDevice() {
+        let r = decode(Self.twoTracksAndAWaypoint, device: nil, waypoints: false)
+        #expect(r.fixes.isEmpty)
+        #expect(r.errors.map(\.kind) == Array(repeating: "missing-device", count: 3))
+    }
+
+    /// The issue's Garmin file: one walk split into `ACTIVE LOG`, `ACTIVE LOG #2`… and seven waypoints.
+    @Test(.enabled(if: SharedData.isAvailable, "skipped: needs ../shared/data (gpx)"))
+    func aGarminFileWithEightTracksIsOneDevice() throws {
+        let bytes = try SharedData.bytes("gpx/cerknicko-jezero.gpx")
+        let byFile = decode(bytes, GPXDecoder(source: "cerknicko-jezero.gpx", defaultDevice: "cerknicko-jezero"))
+        #expect(Set(byFile.fixes.map(\.device)) == ["cerknicko-jezero"])
+        #expect(byFile.warnings.map(\.message) == ["7 waypoints left out (they are not a track)"])
+        let byTrack = decode(bytes, GPXDecoder(source: "x", defaultDevice: "x", devicePerTrack: true))
+        #expect(Set(byTrack.fixes.map(\.device)).count > 1)
+        #expect(byTrack.fixes.count == byFile.fixes.count)
     }
 
     @Test func pointWithoutTimeIsOneErrorWithItsLine() {
@@ -91,15 +138,17 @@ import TriggerEngine
             let f = row.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
             let name = f[0]
             let points = Int(f[5])! + Int(f[7])! + Int(f[8])!  // trkpt + rtept + wpt, counted by Python's XML parser
-            var d = GPXDecoder(source: name, defaultDevice: "dev")
-            var fixes = 0
-            var kinds: [String: Int] = [:]
             let bytes = try [UInt8](Data(contentsOf: dir.appendingPathComponent(name)))
-            bytes.withUnsafeBytes { d.decode($0, onFix: { _ in fixes += 1 }, onError: { kinds[$0.kind, default: 0] += 1 }) }
-            d.finish(onFix: { _ in fixes += 1 }, onError: { kinds[$0.kind, default: 0] += 1 })
-            #expect(fixes == Self.pointsWithTime[name], "\(name): \(fixes) fixes")
-            #expect(fixes + (kinds["missing-time"] ?? 0) == points, "\(name): \(kinds)")
+            let all = decode(bytes, GPXDecoder(source: name, defaultDevice: "dev", waypoints: true))
+            let kinds = Dictionary(all.errors.map { ($0.kind, 1) }, uniquingKeysWith: +)
+            #expect(all.fixes.count == Self.pointsWithTime[name], "\(name): \(all.fixes.count) fixes")
+            #expect(all.fixes.count + (kinds["missing-time"] ?? 0) == points, "\(name): \(kinds)")
             #expect(kinds.keys.allSatisfy { $0 == "missing-time" }, "\(name): \(kinds)")
+            // By default the waypoints (f[8]) are left out, counted in one warning, and nothing else changes.
+            let tracks = decode(bytes, GPXDecoder(source: name, defaultDevice: "dev"))
+            let trackErrors = tracks.errors.filter { $0.kind == "missing-time" }.count
+            #expect(tracks.fixes.count + trackErrors == Int(f[5])! + Int(f[7])!, "\(name)")
+            #expect(tracks.warnings.map(\.kind) == (Int(f[8])! > 0 ? [IngestWarning.Kind.waypointsSkipped] : []), "\(name)")
             checked += 1
         }
         #expect(checked == 30)
