@@ -22,7 +22,7 @@ public struct CheckpointScheduler: Service {
         if host.restored.fromLegacyTables { await take() }
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             do { try await cancelWhenGracefulShutdown { try await Task.sleep(for: min(.milliseconds(500), interval)) } } catch { return }
-            let pending = await host.recordsSinceCheckpoint
+            let pending = await host.changesSinceCheckpoint
             guard pending > 0 else { continue }
             if pending >= recordLimit || ContinuousClock.now - last >= interval {
                 await take()

@@ -2,8 +2,10 @@ import Journal
 import TriggerEngine
 
 extension EngineHost {
-    /// Journal records written since the newest checkpoint.
-    public var recordsSinceCheckpoint: UInt64 { log.nextPosition - (checkpointPositions.first ?? 0) }
+    /// Journal records written since the newest checkpoint that changed something: clock ticks that fired nothing
+    /// do not count, so an idle service does not rewrite its whole state every interval (a restart replays those
+    /// ticks, a few bytes each).
+    public var changesSinceCheckpoint: UInt64 { changesSinceCheckpointCount }
 
     /// Takes a checkpoint of the whole state as of now and writes it, then frees the journal records no one needs:
     /// those before the older checkpoint kept (the fallback) and already in the outbox. The state is encoded on
@@ -17,11 +19,13 @@ extension EngineHost {
         let started = ContinuousClock.now
         let position = log.nextPosition
         let body = state.encodeCheckpoint()
+        let changes = changesSinceCheckpointCount
         let log = self.log
         // A checkpoint must never cover a record a crash could still take back.
         try await log.waitDurable(through: position)
         try await Task.detached { () throws -> Void in try log.saveCheckpoint(body, position: position) }.value
         checkpointPositions.insert(position, at: 0)
+        changesSinceCheckpointCount -= min(changes, changesSinceCheckpointCount)
         if checkpointPositions.count > 2 { checkpointPositions.removeLast(checkpointPositions.count - 2) }
         let keepFrom = min(checkpointPositions.last ?? position, feeder.oldestPending ?? position)
         try log.dropRecords(before: keepFrom)

@@ -35,6 +35,8 @@ public actor EngineHost {
     /// Journal positions of the checkpoints on disk, newest first.
     var checkpointPositions: [UInt64]
     var checkpointRunning = false
+    /// Records since the newest checkpoint that changed more than the clock.
+    var changesSinceCheckpointCount: UInt64 = 0
     /// Notifications journaled but not yet in the outbox table at which fixes and sightings are refused (503).
     public nonisolated let feedBacklogLimit: Int
 
@@ -53,6 +55,8 @@ public actor EngineHost {
         self.restored = restore.report
         self.logger = logger
         self.checkpointPositions = restore.checkpoints
+        // What the restart replayed is not in a checkpoint yet: the next one is due with the first change.
+        self.changesSinceCheckpointCount = UInt64(restore.report.replayed)
         let statistics = restore.state.engine.statistics
         countedTransitions = (statistics.entries, statistics.exits)
         metrics.restart.record(restore.report.seconds)
@@ -172,6 +176,7 @@ public actor EngineHost {
             logger.critical("journal write failed; refusing further changes until a restart", metadata: ["error": "\(error)"])
             throw .unavailable("the change could not be stored: \(error)")
         }
+        if case .clock = input, notifications.isEmpty {} else { changesSinceCheckpointCount += 1 }
         metrics.journalRecords.increment()
         metrics.journalBytes.increment(by: record.payload.count)
         updateListing(outcome)

@@ -48,24 +48,9 @@ struct JournalCommand: ParsableCommand {
                     records += 1
                     let r = try HostRecord(record, position: position)
                     switch (r.input, sightings) {
-                    case (.fixes(let fixes), false):
-                        for f in fixes {
-                            var w = JSONWriter(capacity: 256)
-                            f.writeJSON(to: &w)
-                            buffer += w.bytes
-                            buffer.append(0x0A)
-                        }
-                        written += fixes.count
-                    case (.sightings(let list), true):
-                        for s in list {
-                            var w = JSONWriter(capacity: 256)
-                            s.writeJSON(to: &w)
-                            buffer += w.bytes
-                            buffer.append(0x0A)
-                        }
-                        written += list.count
-                    default:
-                        break
+                    case (.fixes(let fixes), false): written += JournalCommand.append(fixes, to: &buffer) { $0.writeJSON(to: &$1) }
+                    case (.sightings(let list), true): written += JournalCommand.append(list, to: &buffer) { $0.writeJSON(to: &$1) }
+                    default: break
                     }
                     if buffer.count > 1 << 20 {
                         out.write(Data(buffer))
@@ -80,6 +65,17 @@ struct JournalCommand: ParsableCommand {
             out.write(Data(buffer))
             FileHandle.standardError.write("journal \(directory): \(records) records, \(written) \(sightings ? "sightings" : "fixes") exported\n".data(using: .utf8)!)
         }
+    }
+
+    /// Appends each item as one NDJSON line; returns how many.
+    static func append<T>(_ items: [T], to buffer: inout [UInt8], _ write: (T, inout JSONWriter) -> Void) -> Int {
+        for item in items {
+            var w = JSONWriter(capacity: 256)
+            write(item, &w)
+            buffer += w.bytes
+            buffer.append(0x0A)
+        }
+        return items.count
     }
 
     struct Inspect: ParsableCommand {

@@ -115,3 +115,23 @@ import TriggerEngine
         #expect(await restarted.status(ofDevice: "old")?.memberships.map(\.identifier) == ["alex"])
     }
 }
+
+/// An idle service on the wall clock journals its ticks but does not count them as changes: no checkpoint is due
+/// from ticks alone, and a restart replays them to the same clock.
+@Suite struct IdleTickTests {
+    @Test func ticksThatFireNothingAreJournaledButDoNotCallForACheckpoint() async throws {
+        let f = try HostFixture("idle-ticks")
+        let log = MemoryHostLog()
+        let host = try EngineHost(store: try f.store(), log: log, configuration: TriggerEngine.Configuration(clock: .external),
+                                  logger: f.logger)
+        for s in 0..<20 { try await host.advance(to: Timestamp(microseconds: Int64(1_760_000_000 + s) * 1_000_000)) }
+        #expect(log.nextPosition == 20)
+        #expect(await host.changesSinceCheckpoint == 0)
+        _ = try await host.process(fixes: [(line: 1, fix: HostFixture.fix("d", 0, inside: true))])
+        #expect(await host.changesSinceCheckpoint == 1)
+        let restarted = try EngineHost(store: try f.store(), log: log, configuration: TriggerEngine.Configuration(clock: .external),
+                                       logger: f.logger)
+        #expect(restarted.restored.replayed == 21)
+        #expect(await restarted.changesSinceCheckpoint == 21)
+    }
+}

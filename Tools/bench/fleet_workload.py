@@ -1,7 +1,7 @@
 """The fleet-like ingest workload shared by http_ingest.py and postgis_peer.py, so both sides (and `replay`) get the
 same fixes: circle requests (radius 100-500 m) in a 20 km square, and per connection its own devices random-walking
 up to 50 m per fix, in batches of NDJSON lines."""
-import math, random
+import math, random, threading, time
 
 LAT0, LON0, SPAN = 52.4, 13.2, 0.18
 
@@ -41,3 +41,45 @@ def ndjson(batch):
 def percentile(sorted_seconds, p):
     """The p-th percentile of sorted durations in seconds, in milliseconds (nearest rank)."""
     return sorted_seconds[min(len(sorted_seconds) - 1, int(p / 100 * len(sorted_seconds)))] * 1000
+
+
+def run_connections(batches_per_connection, warmup, connect):
+    """Runs each connection's batches on its own thread: `warmup` unmeasured, then the rest timed from one common
+    start. `connect(c)` opens connection c and returns `send(batch) -> tuple of counts`. Returns (elapsed seconds,
+    sorted per-batch latencies in seconds, the counts summed over the timed batches)."""
+    latencies, totals, errors = [], [], []
+    lock = threading.Lock()
+    barrier = threading.Barrier(len(batches_per_connection) + 1)
+
+    def worker(c, batches):
+        try:
+            send = connect(c)
+            for b in batches[:warmup]:
+                send(b)
+            barrier.wait()
+            mine, sums = [], []
+            for b in batches[warmup:]:
+                t0 = time.perf_counter()
+                counts = send(b)
+                mine.append(time.perf_counter() - t0)
+                sums = [x + y for x, y in zip(sums, counts)] if sums else list(counts)
+            with lock:
+                latencies.extend(mine)
+                totals[:] = [x + y for x, y in zip(totals, sums)] if totals else sums
+        except Exception as e:  # noqa: BLE001 - raised below
+            errors.append(e)
+            barrier.abort()
+
+    threads = [threading.Thread(target=worker, args=(c, b)) for c, b in enumerate(batches_per_connection)]
+    for t in threads: t.start()
+    try:
+        barrier.wait()
+    except threading.BrokenBarrierError:
+        pass
+    start = time.perf_counter()
+    for t in threads: t.join()
+    elapsed = time.perf_counter() - start
+    if errors:
+        raise RuntimeError(errors[0])
+    latencies.sort()
+    return elapsed, latencies, totals

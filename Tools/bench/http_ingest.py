@@ -12,7 +12,7 @@
 
 Run with Debian's /usr/bin/python3 (psycopg2 comes from python3-psycopg2).
 """
-import argparse, http.client, json, os, re, signal, socket, subprocess, sys, tempfile, threading, time
+import argparse, http.client, json, os, re, signal, socket, subprocess, sys, tempfile, time
 
 import fleet_workload
 
@@ -92,45 +92,21 @@ def main():
     try:
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
         request(conn, "POST", "/v1/requests", json.dumps(reqs))
-        latencies, accepted, errors = [], [0], []
-        lock = threading.Lock()
-        barrier = threading.Barrier(a.connections + 1)
-
-        def run(c):
+        def connect(c):
             cx = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
-            try:
-                for b in bodies[c][:a.warmup]:
-                    request(cx, "POST", "/v1/fixes", b, "application/x-ndjson")
-                barrier.wait()
-                mine, n = [], 0
-                for b in bodies[c][a.warmup:]:
-                    t0 = time.perf_counter()
-                    body = json.loads(request(cx, "POST", "/v1/fixes", b, "application/x-ndjson"))
-                    mine.append(time.perf_counter() - t0)
-                    n += body["accepted"]
-                with lock:
-                    latencies.extend(mine)
-                    accepted[0] += n
-            except Exception as e:  # noqa: BLE001 - reported below
-                errors.append(e)
-                barrier.abort()
+            return lambda body: (json.loads(request(cx, "POST", "/v1/fixes", body, "application/x-ndjson"))["accepted"],)
 
-        threads = [threading.Thread(target=run, args=(c,)) for c in range(a.connections)]
-        for t in threads: t.start()
-        barrier.wait()
-        start = time.perf_counter()
-        for t in threads: t.join()
-        elapsed = time.perf_counter() - start
-        if errors:
-            sys.exit(f"bench failed: {errors[0]}")
+        try:
+            elapsed, latencies, (accepted,) = fleet_workload.run_connections(bodies, a.warmup, connect)
+        except RuntimeError as e:
+            sys.exit(f"bench failed: {e}")
         metrics = request(conn, "GET", "/metrics").decode()
         fired = sum(float(l.split()[-1]) for l in metrics.splitlines() if l.startswith("geotrigger_notifications_total"))
-        latencies.sort()
         pct = lambda p: fleet_workload.percentile(latencies, p)
         total = a.connections * a.batches * a.batch_size
         print(f"connections={a.connections} batch={a.batch_size} batches={a.connections * a.batches} fixes={total} "
-              f"accepted={accepted[0]} requests={a.requests} notifications_total={int(fired)}")
-        rate = accepted[0] / elapsed
+              f"accepted={accepted} requests={a.requests} notifications_total={int(fired)}")
+        rate = accepted / elapsed
         print(f"replay (same fixes, NDJSON file): {replay_rate:,.0f} fixes/s engine loop; {replay_fixes / replay_wall:,.0f} fixes/s "
               f"process start to exit ({replay_fixes} fixes, {replay_wall:.2f} s)")
         print(f"serve HTTP ingest: fixes/s={rate:,.0f} elapsed_s={elapsed:.2f} "

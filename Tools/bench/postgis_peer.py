@@ -8,7 +8,7 @@ entries and exits to an outbox table and updates the state. A device's first fix
 the fastest form measured (../shared/PEERS-NOTES.md: jit off, materialized CTEs, FULL JOIN against the old state).
 
 Used by http_ingest.py --postgis; run alone it prints its own line."""
-import io, os, shutil, subprocess, tempfile, threading, time
+import io, os, shutil, subprocess, tempfile
 
 import fleet_workload
 
@@ -107,53 +107,22 @@ def run(requests, work_items, warmup, port):
                         (i, ctr["longitude"], ctr["latitude"], r["trigger"]["region"]["radius"]))
         cur.execute("CREATE INDEX ON regions USING gist (center); ANALYZE regions")
         c.commit()
-        latencies, totals, errors = [], [0, 0, 0], []
-        lock = threading.Lock()
-        barrier = threading.Barrier(len(work_items) + 1)
+        def connect(_):
+            conn = cluster.connect()
+            cur = conn.cursor()
+            cur.execute("CREATE TEMP TABLE staging (n int, device text, ts float8, lat float8, lon float8) ON COMMIT DELETE ROWS")
+            conn.commit()
 
-        def worker(batches):
-            try:
-                conn = cluster.connect()
-                cur = conn.cursor()
-                cur.execute("CREATE TEMP TABLE staging (n int, device text, ts float8, lat float8, lon float8) ON COMMIT DELETE ROWS")
+            def send(batch):
+                buf = io.StringIO("".join(f"{k}\t{d}\t{t}\t{la}\t{lo}\n" for k, (d, t, la, lo) in enumerate(batch)))
+                cur.copy_from(buf, "staging", columns=("n", "device", "ts", "lat", "lon"))
+                cur.execute(BATCH_SQL)
+                entries, exits = cur.fetchone()
                 conn.commit()
+                return len(batch), entries, exits
+            return send
 
-                def one(batch):
-                    buf = io.StringIO("".join(f"{k}\t{d}\t{t}\t{la}\t{lo}\n" for k, (d, t, la, lo) in enumerate(batch)))
-                    cur.copy_from(buf, "staging", columns=("n", "device", "ts", "lat", "lon"))
-                    cur.execute(BATCH_SQL)
-                    entries, exits = cur.fetchone()
-                    conn.commit()
-                    return entries, exits
-
-                for b in batches[:warmup]:
-                    one(b)
-                barrier.wait()
-                mine, n, e, x = [], 0, 0, 0
-                for b in batches[warmup:]:
-                    t0 = time.perf_counter()
-                    de, dx = one(b)
-                    mine.append(time.perf_counter() - t0)
-                    n, e, x = n + len(b), e + de, x + dx
-                with lock:
-                    latencies.extend(mine)
-                    totals[0] += n
-                    totals[1] += e
-                    totals[2] += x
-                conn.close()
-            except Exception as ex:  # noqa: BLE001 - reported below
-                errors.append(ex)
-                barrier.abort()
-
-        threads = [threading.Thread(target=worker, args=(b,)) for b in work_items]
-        for t in threads: t.start()
-        barrier.wait()
-        start = time.perf_counter()
-        for t in threads: t.join()
-        elapsed = time.perf_counter() - start
-        if errors:
-            raise RuntimeError(f"postgis peer failed: {errors[0]}")
-        latencies.sort()
+        elapsed, latencies, totals = fleet_workload.run_connections(work_items, warmup, connect)
         pct = lambda p: fleet_workload.percentile(latencies, p)
         return {"fixes": totals[0], "entries": totals[1], "exits": totals[2], "rate": totals[0] / elapsed,
                 "p50": pct(50), "p99": pct(99)}
