@@ -87,7 +87,7 @@ extension Store {
 
     public func deleteRequests(_ identifiers: [String]) throws {
         guard !identifiers.isEmpty else { return }
-        try write { db in try RequestRepository().delete(identifiers: identifiers, in: db) }
+        _ = try write { db in try RequestRepository().delete(identifiers: identifiers, in: db) }
     }
 
     public func deleteAllRequests() throws {
