@@ -72,16 +72,22 @@ public actor EngineHost {
 
     public typealias AddResult = RequestAddResult
 
-    /// Adds or replaces requests given as JSON (one object or an array), all or none: every request is decoded and
+    /// Adds or replaces requests given as JSON (one object, an array, or GeoJSON Features), all or none: every request is decoded and
     /// checked before the first is added. Should the engine still refuse one, the ones before it are kept.
     public func add(_ json: JSONValue) async throws(HostError) -> [(identifier: String, result: AddResult)] {
         try checkHealthy()
         let requests: [NotificationRequest]
+        let json = try Self.specForm(json)
         do { requests = try state.decoder.decodeRequests(json) } catch { throw .invalidRequest(error) }
         let outcome = state.applyRequests(requests, json: json)
         try await commit(.requests(json: json.jsonText), outcome)
         if let e = outcome.requestError { throw .invalidRequest(e) }
         return outcome.added
+    }
+
+    /// GeoJSON bodies in the SPEC §1 form they stand for.
+    public nonisolated static func specForm(_ json: JSONValue) throws(HostError) -> JSONValue {
+        do { return try RequestDecoder.requestsJSON(fromGeoJSON: json) } catch { throw .invalidRequest(error) }
     }
 
     /// Removes the given requests; returns those that were pending.
@@ -157,10 +163,6 @@ public actor EngineHost {
         let input = HostInput.observerStarted(device: device, at: time)
         try await commit(input, state.apply(input))
     }
-
-    // MARK: Devices
-
-    public func status(ofDevice name: String) -> DeviceStatus? { engine.status(ofDevice: name) }
 
     // MARK: Journal
 

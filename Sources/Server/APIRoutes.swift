@@ -67,13 +67,7 @@ struct APIRoutes: Sendable {
             reader.coalesce = true
             return try await ingest(request, &reader)
         }
-        v1.get("devices/:device") { _, context in
-            let name = try PathParameter.require("device", context)
-            guard let status = await host.status(ofDevice: name) else {
-                throw Problem(.notFound, title: "Unknown device", detail: "no state for device '\(name)'")
-            }
-            return Self.json(Self.deviceJSON(status))
-        }
+        QueryRoutes(host: host).register(on: v1)
     }
 
     // MARK: Requests
@@ -81,6 +75,9 @@ struct APIRoutes: Sendable {
     private func put(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
         let id = try PathParameter.require("identifier", context)
         var json = try await body(request)
+        if json["type"]?.stringValue == "Feature" {
+            do { json = try EngineHost.specForm(Self.naming(feature: json, id)) } catch { throw Problem(error) }
+        }
         guard var object = json.objectValue else {
             throw Problem(.badRequest, title: "Malformed request", detail: "expected a request object, found \(json.kindName)")
         }
@@ -101,6 +98,18 @@ struct APIRoutes: Sendable {
         w.field("outcome", results.first?.result == .replaced ? "replaced" : "added")
         w.endObject()
         return Self.json(w.bytes, status: results.first?.result == .replaced ? .ok : .created)
+    }
+
+    /// A Feature PUT to a path needs no identifier of its own: the path's is its default.
+    static func naming(feature: JSONValue, _ id: String) -> JSONValue {
+        guard var object = feature.objectValue, feature["id"] == nil else { return feature }
+        var properties = feature["properties"]?.objectValue ?? []
+        guard !properties.contains(where: { $0.key == "identifier" }) else { return feature }
+        properties.append((key: "identifier", value: .string(id)))
+        if let k = object.firstIndex(where: { $0.key == "properties" }) { object[k].value = .object(properties) } else {
+            object.append((key: "properties", value: .object(properties)))
+        }
+        return .object(object)
     }
 
     private func post(_ request: Request) async throws -> Response {
@@ -209,25 +218,5 @@ struct APIRoutes: Sendable {
 
     static func json(_ bytes: [UInt8], status: HTTPResponse.Status = .ok) -> Response {
         Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
-    }
-
-    static func deviceJSON(_ s: DeviceStatus) -> [UInt8] {
-        var w = JSONWriter()
-        w.beginObject()
-        w.field("device", s.device)
-        w.key("lastFix"); if let t = s.lastFix { w.timestamp(t) } else { w.null() }
-        w.key("lastSighting"); if let t = s.lastSighting { w.timestamp(t) } else { w.null() }
-        w.key("memberships"); w.beginArray()
-        for m in s.memberships {
-            w.beginObject()
-            w.field("identifier", m.identifier)
-            w.field("regionId", m.regionID)
-            w.field("phase", m.phase)
-            w.key("since"); w.timestamp(m.since)
-            w.endObject()
-        }
-        w.endArray()
-        w.endObject()
-        return w.bytes
     }
 }

@@ -53,6 +53,7 @@ public struct ServerConfiguration: Sendable {
     public var engineConfiguration: TriggerEngine.Configuration {
         var e = TriggerEngine.Configuration(clock: clock == .wall ? .external : .eventTime)
         e.allowedLateness = allowedLateness
+        e.keepsLastPosition = true
         switch maximumFuture {
         case .clockDefault: break
         case .seconds(let s): e.maximumFuture = s

@@ -36,4 +36,15 @@ struct ObserverRecord {
     /// built from them, so it depends on the device's own timeline only, never on how devices interleave.
     var lastFiring = Timestamp.distantPast
     var firingOrdinal: UInt32 = 0
+    /// The newest fix's position (NaN before the first; accuracy NaN when the fix had none). Kept only when the
+    /// configuration asks (`serve`, for the device listing and the nearby query): replay never reads it, and for
+    /// replay this record would be one more cache miss per fix.
+    var lastLatitude = Double.nan
+    var lastLongitude = Double.nan
+    var lastAccuracy = Double.nan
+
+    var lastPosition: DevicePosition? {
+        lastLatitude.isNaN ? nil
+            : DevicePosition(latitude: lastLatitude, longitude: lastLongitude, horizontalAccuracy: lastAccuracy.isNaN ? nil : lastAccuracy)
+    }
 }

@@ -10,13 +10,18 @@ public struct DeviceStatus: Sendable, Hashable {
     public var device: String
     public var lastFix: Timestamp?
     public var lastSighting: Timestamp?
+    /// The newest fix's position, when the engine keeps it (`Configuration.keepsLastPosition`).
+    public var lastPosition: DevicePosition?
     public var memberships: [Membership]
 }
 
 extension EngineCore {
     func status(ofDevice name: String) -> DeviceStatus? {
-        guard let d = existingDevice(name) else { return nil }
-        let dev = devices[Int(d)]
+        existingDevice(name).map { status(at: Int($0)) }
+    }
+
+    func status(at d: Int) -> DeviceStatus {
+        let dev = devices[d], o = observers[d]
         var memberships: [DeviceStatus.Membership] = []
         for p in dev.pairs where p.phase == .inside || p.phase == .entering {
             guard slotGenerations[Int(p.slot)] == p.slotGeneration, let c = compiled[Int(p.slot)] else { continue }
@@ -24,8 +29,8 @@ extension EngineCore {
                                      phase: p.phase == .inside ? "inside" : "entering", since: p.since))
         }
         memberships.sort { $0.identifier < $1.identifier }
-        return DeviceStatus(device: name, lastFix: dev.hasFix ? dev.lastFixTime : nil,
-                            lastSighting: observers[Int(d)].lastSightingTime > .distantPast ? observers[Int(d)].lastSightingTime : nil,
-                            memberships: memberships)
+        return DeviceStatus(device: dev.name, lastFix: dev.hasFix ? dev.lastFixTime : nil,
+                            lastSighting: o.lastSightingTime > .distantPast ? o.lastSightingTime : nil,
+                            lastPosition: o.lastPosition, memberships: memberships)
     }
 }

@@ -68,6 +68,11 @@ extension EngineCore {
         devices[Int(d)].lastFixTime = fix.timestamp
         devices[Int(d)].lastFixFingerprint = DeviceRecord.fingerprint(latitude: fix.latitude, longitude: fix.longitude, accuracy: accuracy)
         devices[Int(d)].lastGeneration = generation
+        if configuration.keepsLastPosition {
+            observers[Int(d)].lastLatitude = fix.latitude
+            observers[Int(d)].lastLongitude = fix.longitude
+            observers[Int(d)].lastAccuracy = fix.horizontalAccuracy ?? .nan
+        }
         fireOverdue(emit: emit)
         return .evaluated
     }

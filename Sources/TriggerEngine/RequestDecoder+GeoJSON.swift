@@ -26,6 +26,33 @@ extension RequestDecoder {
         return out
     }
 
+    /// The SPEC §1 form of a request body (the service accepts what the CLI's region files hold): a FeatureCollection
+    /// becomes an array of request objects, a Feature one request object, anything else stays as it is. Journaled and
+    /// listed in this form, so a restart never needs the GeoJSON again.
+    public static func requestsJSON(fromGeoJSON json: JSONValue) throws(RequestError) -> JSONValue {
+        switch json["type"]?.stringValue {
+        case "Feature":
+            return try requestJSON(fromFeature: json)
+        case "FeatureCollection":
+            guard let features = json["features"]?.arrayValue else {
+                throw RequestError(path: "features", reason: "a FeatureCollection needs a \"features\" array")
+            }
+            var out: [JSONValue] = []
+            for (k, feature) in features.enumerated() {
+                do throws(RequestError) {
+                    out.append(try requestJSON(fromFeature: feature))
+                } catch {
+                    var e = error
+                    e.path = e.path.isEmpty ? "features[\(k)]" : "features[\(k)].\(e.path)"
+                    throw e
+                }
+            }
+            return .array(out)
+        default:
+            return json
+        }
+    }
+
     static let contentKeys: Set<String> = ["title", "subtitle", "body", "badge", "sound", "categoryIdentifier",
                                            "threadIdentifier", "summaryArgument", "userInfo"]
     static let triggerKeys: Set<String> = ["notifyOnEntry", "notifyOnExit", "repeats", "devices", "dwell", "hysteresis",

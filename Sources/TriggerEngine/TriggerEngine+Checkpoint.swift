@@ -5,7 +5,8 @@
 /// Requests are not in it: the host stores their JSON and restores them first (`restore(_:state:)`, in revision
 /// order), then calls `restoreCheckpoint`. Pairs name their request by revision, which no other request shares.
 extension TriggerEngine {
-    static let checkpointVersion: UInt8 = 1
+    /// 2 added each device's newest position; version 1 (without it) still restores.
+    static let checkpointVersion: UInt8 = 2
 
     /// Appends the counters, the expiry sweep time and every device with its pairs.
     public func encodeCheckpoint(into w: inout ByteWriter) {
@@ -27,6 +28,9 @@ extension TriggerEngine {
             w.timestamp(o.lastArrival)
             w.timestamp(o.lastFiring)
             w.u32(o.firingOrdinal)
+            w.double(o.lastLatitude)
+            w.double(o.lastLongitude)
+            w.double(o.lastAccuracy)
             let pairs = dev.pairs.filter { core.slotGenerations[Int($0.slot)] == $0.slotGeneration && core.compiled[Int($0.slot)] != nil }
             w.u32(UInt32(pairs.count))
             for p in pairs {
@@ -45,8 +49,9 @@ extension TriggerEngine {
     /// the engine does not have are dropped (cannot happen with a checkpoint and its own requests).
     public func restoreCheckpoint(from r: inout ByteReader) throws(PersistenceError) {
         do {
-            guard try r.u8() == Self.checkpointVersion else {
-                throw PersistenceError(device: "", reason: "unknown checkpoint version")
+            let version = try r.u8()
+            guard (1...Self.checkpointVersion).contains(version) else {
+                throw PersistenceError(device: "", reason: "unknown checkpoint version \(version)")
             }
             let counters = Counters(generation: try r.u64(), revisionCounter: try r.u64(), now: try r.timestamp())
             core.lastSweep = try r.timestamp()
@@ -62,6 +67,11 @@ extension TriggerEngine {
                 o.lastArrival = try r.timestamp()
                 o.lastFiring = try r.timestamp()
                 o.firingOrdinal = try r.u32()
+                if version >= 2 {
+                    o.lastLatitude = try r.double()
+                    o.lastLongitude = try r.double()
+                    o.lastAccuracy = try r.double()
+                }
                 let d = core.deviceIndex(name, at: max(lastFixTime, o.lastSightingTime))
                 core.devices[Int(d)].lastFixTime = lastFixTime
                 core.devices[Int(d)].lastFixFingerprint = fingerprint

@@ -28,6 +28,8 @@ public final class TriggerEngine {
         /// clock (nil: no bound). Default: one year ahead of the watermark for event time, 10 minutes ahead of wall
         /// time for an external clock.
         public var maximumFuture: Double?
+        /// Keep each device's newest position (the service's device listing and nearby query); replay need not.
+        public var keepsLastPosition = false
 
         public static let defaultWallLateness = 60.0
         public static let defaultWallFuture = 600.0

@@ -47,6 +47,31 @@ import TriggerEngine
         #expect(again.map(\.reason) == [.duplicate])
     }
 
+    @Test func lastPositionsAndRegionOccupantsComeBackFromTheCheckpointAlone() async throws {
+        let f = try HostFixture("checkpoint-positions")
+        var configuration = HostFixture.eventClock
+        configuration.keepsLastPosition = true
+        let log = try FileHostLog(directory: f.journalPath, logger: f.logger)
+        let host = try EngineHost(store: try f.store(), log: log, configuration: configuration, logger: f.logger)
+        _ = try await host.add(try JSONParser.parse(HostFixture.request("alex")))
+        var accurate = HostFixture.fix("d1", 20, inside: true)
+        accurate.horizontalAccuracy = 7.5
+        _ = try await host.process(fixes: [(1, HostFixture.fix("d1", 0, inside: false)), (2, accurate),
+                                           (3, HostFixture.fix("d2", 0, inside: false))])
+        _ = try #require(try await host.checkpoint())
+        log.close()
+
+        let reopened = try FileHostLog(directory: f.journalPath, logger: f.logger)
+        let restarted = try EngineHost(store: try f.store(), log: reopened, configuration: configuration, logger: f.logger)
+        #expect(restarted.restored.replayed == 0)
+        #expect(await restarted.status(ofDevice: "d1")?.lastPosition == DevicePosition(latitude: 52.5219, longitude: 13.4132, horizontalAccuracy: 7.5))
+        #expect(await restarted.status(ofDevice: "d2")?.lastPosition == DevicePosition(latitude: 52.53, longitude: 13.4132, horizontalAccuracy: nil))
+        #expect(await restarted.occupants(ofRegion: "alex")?.map(\.device) == ["d1"])
+        let near = await restarted.nearby(latitude: 52.5219, longitude: 13.4132, radius: 2000, limit: 10)
+        #expect(near.map(\.device) == ["d1", "d2"])
+        reopened.close()
+    }
+
     @Test func aDamagedCheckpointRefusesToStartUnlessRecoverWhichUsesTheOlderOne() async throws {
         let f = try HostFixture("checkpoint-damage")
         let log = try FileHostLog(directory: f.journalPath, logger: f.logger)

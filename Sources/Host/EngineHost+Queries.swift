@@ -1,0 +1,17 @@
+import TriggerEngine
+
+/// Reads of the engine's present state for the query API. On the actor, so each answer is consistent with the
+/// inputs evaluated so far (including those whose journal write is still in flight).
+extension EngineHost {
+    public func status(ofDevice name: String) -> DeviceStatus? { engine.status(ofDevice: name) }
+
+    public func deviceStatuses(from start: Int, limit: Int) -> (statuses: [DeviceStatus], next: Int?) {
+        engine.deviceStatuses(from: start, limit: limit)
+    }
+
+    public func occupants(ofRegion regionID: String) -> [RegionOccupant]? { engine.occupants(ofRegion: regionID) }
+
+    public func nearby(latitude: Double, longitude: Double, radius: Double, limit: Int) -> [NearbyDevice] {
+        engine.nearby(latitude: latitude, longitude: longitude, radius: radius, limit: limit)
+    }
+}

@@ -1,0 +1,160 @@
+import Host
+import Hummingbird
+import TriggerEngine
+
+/// The present, answered from the engine's memory: devices (paged, with last position and the regions they are in),
+/// the devices inside a region, and the devices near a point (Tile38's WITHIN and NEARBY, for geofences).
+struct QueryRoutes: Sendable {
+    let host: EngineHost
+
+    static let defaultNearby = 100
+    static let maximumNearby = 1000
+    /// Half the Earth's circumference: any larger radius means the same thing.
+    static let maximumRadius = 20_037_509.0
+
+    func register(on v1: RouterGroup<BasicRequestContext>) {
+        v1.get("devices") { request, _ in try await devices(request) }
+        v1.get("devices/:device") { _, context in
+            let name = try PathParameter.require("device", context)
+            guard let status = await host.status(ofDevice: name) else { throw Self.noDevice(name) }
+            return APIRoutes.json(Self.deviceJSON(status))
+        }
+        v1.get("devices/:device/regions") { _, context in
+            let name = try PathParameter.require("device", context)
+            guard let status = await host.status(ofDevice: name) else { throw Self.noDevice(name) }
+            var w = JSONWriter()
+            w.beginObject()
+            w.field("device", status.device)
+            w.key("regions")
+            Self.write(status.memberships, into: &w)
+            w.endObject()
+            return APIRoutes.json(w.bytes)
+        }
+        v1.get("regions/:region/devices") { _, context in
+            let region = try PathParameter.require("region", context)
+            guard let occupants = await host.occupants(ofRegion: region) else {
+                throw Problem(.notFound, title: "Unknown region", detail: "no pending request has region id '\(region)'")
+            }
+            var w = JSONWriter()
+            w.beginObject()
+            w.field("regionId", region)
+            w.key("devices"); w.beginArray()
+            for o in occupants {
+                w.beginObject()
+                w.field("device", o.device)
+                w.field("identifier", o.identifier)
+                w.field("phase", o.phase)
+                w.key("since"); w.timestamp(o.since)
+                w.endObject()
+            }
+            w.endArray()
+            w.endObject()
+            return APIRoutes.json(w.bytes)
+        }
+        v1.get("nearby") { request, _ in try await nearby(request) }
+    }
+
+    /// `?limit=&cursor=`: `nextCursor` (opaque) is set while more devices follow.
+    private func devices(_ request: Request) async throws -> Response {
+        let q = request.uri.queryParameters
+        let limit = try APIRoutes.integer(q.get("limit"), name: "limit") ?? APIRoutes.defaultPageSize
+        guard (1...APIRoutes.maximumPageSize).contains(limit) else {
+            throw Problem(.badRequest, title: "Bad paging", detail: "limit must be 1…\(APIRoutes.maximumPageSize)")
+        }
+        var start = 0
+        if let cursor = q.get("cursor") {
+            guard let value = Int(cursor), value >= 0 else {
+                throw Problem(.badRequest, title: "Bad paging", detail: "cursor '\(cursor)' is not one this API gave out")
+            }
+            start = value
+        }
+        let page = await host.deviceStatuses(from: start, limit: limit)
+        var w = JSONWriter()
+        w.beginObject()
+        w.key("devices"); w.beginArray()
+        for s in page.statuses { Self.write(s, into: &w) }
+        w.endArray()
+        if let next = page.next { w.field("nextCursor", String(next)) }
+        w.endObject()
+        return APIRoutes.json(w.bytes)
+    }
+
+    /// `?latitude=&longitude=&radius=` (metres) `[&limit=]`: devices by the distance of their newest fix, nearest first.
+    private func nearby(_ request: Request) async throws -> Response {
+        let q = request.uri.queryParameters
+        func number(_ name: String, _ range: ClosedRange<Double>) throws(Problem) -> Double {
+            guard let text = q.get(name) else {
+                throw Problem(.badRequest, title: "Bad query", detail: "\(name) is required", extensions: [("parameter", name)])
+            }
+            guard let value = Double(String(text)), value.isFinite, range.contains(value) else {
+                throw Problem(.badRequest, title: "Bad query",
+                              detail: "\(name) must be a number in \(range.lowerBound)…\(range.upperBound), got '\(text)'",
+                              extensions: [("parameter", name)])
+            }
+            return value
+        }
+        let latitude = try number("latitude", -90...90), longitude = try number("longitude", -180...180)
+        let radius = try number("radius", 0...Self.maximumRadius)
+        let limit = try APIRoutes.integer(q.get("limit"), name: "limit") ?? Self.defaultNearby
+        guard (1...Self.maximumNearby).contains(limit) else {
+            throw Problem(.badRequest, title: "Bad query", detail: "limit must be 1…\(Self.maximumNearby)", extensions: [("parameter", "limit")])
+        }
+        let found = await host.nearby(latitude: latitude, longitude: longitude, radius: radius, limit: limit)
+        var w = JSONWriter()
+        w.beginObject()
+        w.key("devices"); w.beginArray()
+        for n in found {
+            w.beginObject()
+            w.field("device", n.device)
+            w.field("distance", (n.distance * 100).rounded() / 100)
+            w.key("position"); Self.write(n.position, into: &w)
+            w.key("lastFix"); w.timestamp(n.lastFix)
+            w.endObject()
+        }
+        w.endArray()
+        w.endObject()
+        return APIRoutes.json(w.bytes)
+    }
+
+    static func noDevice(_ name: String) -> Problem {
+        Problem(.notFound, title: "Unknown device", detail: "no state for device '\(name)'")
+    }
+
+    static func deviceJSON(_ s: DeviceStatus) -> [UInt8] {
+        var w = JSONWriter()
+        write(s, into: &w)
+        return w.bytes
+    }
+
+    static func write(_ s: DeviceStatus, into w: inout JSONWriter) {
+        w.beginObject()
+        w.field("device", s.device)
+        w.key("lastFix"); if let t = s.lastFix { w.timestamp(t) } else { w.null() }
+        w.key("lastSighting"); if let t = s.lastSighting { w.timestamp(t) } else { w.null() }
+        w.key("lastPosition"); if let p = s.lastPosition { write(p, into: &w) } else { w.null() }
+        w.key("memberships")
+        write(s.memberships, into: &w)
+        w.endObject()
+    }
+
+    static func write(_ memberships: [DeviceStatus.Membership], into w: inout JSONWriter) {
+        w.beginArray()
+        for m in memberships {
+            w.beginObject()
+            w.field("identifier", m.identifier)
+            w.field("regionId", m.regionID)
+            w.field("phase", m.phase)
+            w.key("since"); w.timestamp(m.since)
+            w.endObject()
+        }
+        w.endArray()
+    }
+
+    static func write(_ p: DevicePosition, into w: inout JSONWriter) {
+        w.beginObject()
+        w.field("latitude", p.latitude)
+        w.field("longitude", p.longitude)
+        w.key("horizontalAccuracy"); if let a = p.horizontalAccuracy { w.number(a) } else { w.null() }
+        w.endObject()
+    }
+}

@@ -1,0 +1,67 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Geometry
+
+/// Questions about the present answered from memory (the service's device listing, region and nearby queries). Each
+/// walks the device records once at most; none allocates per device it skips.
+extension EngineCore {
+    /// Live devices in record order from record `start`; `next` is where the following page starts (nil at the end).
+    /// Record order is stable while a device lives; a device created during a listing may land in a freed record
+    /// before the cursor, so a paged listing is a snapshot of the devices alive throughout it.
+    func deviceStatuses(from start: Int, limit: Int) -> (statuses: [DeviceStatus], next: Int?) {
+        var out: [DeviceStatus] = []
+        var d = max(0, start)
+        while d < devices.count, out.count < limit {
+            if !devices[d].name.isEmpty { out.append(status(at: d)) }
+            d += 1
+        }
+        while d < devices.count, devices[d].name.isEmpty { d += 1 }
+        return (out, d < devices.count ? d : nil)
+    }
+
+    /// Devices inside (or dwelling into) every request whose region has this id, by device then identifier.
+    func occupants(ofRegion regionID: String) -> [RegionOccupant]? {
+        var wanted: [Int32] = []
+        for (s, c) in compiled.enumerated() where c?.request.trigger.region.id == regionID { wanted.append(Int32(s)) }
+        guard !wanted.isEmpty else { return nil }
+        var out: [RegionOccupant] = []
+        for d in devices.indices where !devices[d].pairs.isEmpty {
+            for p in devices[d].pairs where (p.phase == .inside || p.phase == .entering) && wanted.contains(p.slot) {
+                guard slotGenerations[Int(p.slot)] == p.slotGeneration, let c = compiled[Int(p.slot)] else { continue }
+                out.append(RegionOccupant(device: devices[d].name, identifier: c.request.identifier,
+                                          phase: p.phase == .inside ? "inside" : "entering", since: p.since))
+            }
+        }
+        out.sort { ($0.device, $0.identifier) < ($1.device, $1.identifier) }
+        return out
+    }
+
+    /// Devices whose newest fix is within `radius` metres of the point, nearest first, at most `limit`.
+    func nearby(latitude: Double, longitude: Double, radius: Double, limit: Int) -> [NearbyDevice] {
+        // A box in degrees that surely holds the circle rejects most devices before any trigonometry.
+        let latitudeSpan = radius / Geodesy.minimumMeridionalRadius * 180 / .pi
+        let cosine = cos(min(89.9, abs(latitude) + latitudeSpan) * .pi / 180)
+        let longitudeSpan = cosine > 0 ? latitudeSpan / cosine : 360
+        let wrap = longitude - longitudeSpan < -180 || longitude + longitudeSpan > 180 || longitudeSpan >= 180
+        let center = Geodesy.ECEF(Coordinate(latitude: latitude, longitude: longitude))
+        let chordLimit = Geodesy.chord(arc: radius)
+        var out: [NearbyDevice] = []
+        for d in observers.indices {
+            let o = observers[d]
+            guard !o.lastLatitude.isNaN, abs(o.lastLatitude - latitude) <= latitudeSpan else { continue }
+            if !wrap, abs(o.lastLongitude - longitude) > longitudeSpan { continue }
+            let c2 = Geodesy.ECEF(Coordinate(latitude: o.lastLatitude, longitude: o.lastLongitude)).chordSquared(to: center)
+            guard c2 <= chordLimit * chordLimit, !devices[d].name.isEmpty, let position = o.lastPosition else { continue }
+            out.append(NearbyDevice(device: devices[d].name, distance: Geodesy.arc(chord: c2.squareRoot()),
+                                    position: position, lastFix: devices[d].lastFixTime))
+        }
+        out.sort { ($0.distance, $0.device) < ($1.distance, $1.device) }
+        if out.count > limit { out.removeSubrange(limit...) }
+        return out
+    }
+}

@@ -1,0 +1,88 @@
+import Geometry
+import TestSupport
+import Testing
+@testable import TriggerEngine
+
+/// The service's queries against brute force: nearby by geodesic distance (across the antimeridian and near a
+/// pole too), region occupants as every device's memberships, paging that visits each live device once.
+@Suite struct QueryTests {
+    static var keeping: TriggerEngine.Configuration {
+        var c = TriggerEngine.Configuration()
+        c.keepsLastPosition = true
+        return c
+    }
+
+    @Test func nearbyMatchesBruteForceEverywhere() throws {
+        var rng = SplitMix(seed: 11)
+        for (latitude, longitude) in [(52.52, 13.41), (0.0, 179.999), (0.0, -179.999), (89.99, 40.0), (-33.9, 151.2)] {
+            let h = Harness(Self.keeping)
+            var positions: [String: (Double, Double)] = [:]
+            for k in 0..<400 {
+                let lat = max(-90, min(90, latitude + rng.double(-0.05, 0.05)))
+                var lon = longitude + rng.double(-0.05, 0.05)
+                if lon > 180 { lon -= 360 }
+                if lon < -180 { lon += 360 }
+                h.fix("d\(k)", 0, lat, lon)
+                positions["d\(k)"] = (lat, lon)
+            }
+            for radius in [10.0, 500, 2_000, 5_000] {
+                let got = h.engine.nearby(latitude: latitude, longitude: longitude, radius: radius, limit: 1000)
+                let expected = positions.map { ($0.key, Geodesy.distance(Coordinate(latitude: latitude, longitude: longitude),
+                                                                        Coordinate(latitude: $0.value.0, longitude: $0.value.1))) }
+                    .filter { $0.1 <= radius }.sorted { ($0.1, $0.0) < ($1.1, $1.0) }
+                #expect(got.map(\.device) == expected.map(\.0), "at \(latitude),\(longitude) within \(radius) m")
+                #expect(zip(got, expected).allSatisfy { abs($0.distance - $1.1) < 1e-6 })
+                #expect(h.engine.nearby(latitude: latitude, longitude: longitude, radius: radius, limit: 3).map(\.device)
+                        == Array(expected.prefix(3).map(\.0)))
+            }
+        }
+    }
+
+    @Test func positionsAreKeptOnlyWhenAsked() throws {
+        let replay = Harness()
+        replay.fix("a", 0, 52.5, 13.4, accuracy: 3)
+        #expect(replay.engine.status(ofDevice: "a")?.lastPosition == nil)
+        #expect(replay.engine.nearby(latitude: 52.5, longitude: 13.4, radius: 100, limit: 10).isEmpty)
+        let serve = Harness(Self.keeping)
+        serve.fix("a", 0, 52.5, 13.4, accuracy: 3)
+        serve.fix("a", 5, 52.6, 13.5)
+        #expect(serve.engine.status(ofDevice: "a")?.lastPosition == DevicePosition(latitude: 52.6, longitude: 13.5, horizontalAccuracy: nil))
+    }
+
+    @Test func occupantsAreEveryMembershipOfTheRegion() throws {
+        let h = Harness(Self.keeping)
+        try h.circle("small", lat: 52.52, lon: 13.41, radius: 100)
+        try h.circle("dwell", lat: 52.52, lon: 13.41, radius: 100, #""dwell": 600"#)
+        var rng = SplitMix(seed: 5)
+        for k in 0..<300 {
+            h.fix("d\(k)", 0, 52.53, 13.41)
+            h.fix("d\(k)", 10, 52.52 + rng.double(-0.0015, 0.0015), 13.41)
+        }
+        for (region, phase) in [("small-region", "inside"), ("dwell-region", "entering")] {
+            let got = try #require(h.engine.occupants(ofRegion: region))
+            var expected: [String] = []
+            for k in 0..<300 {
+                let s = try #require(h.engine.status(ofDevice: "d\(k)"))
+                if s.memberships.contains(where: { $0.regionID == region }) { expected.append("d\(k)") }
+            }
+            #expect(got.map(\.device) == expected.sorted())
+            #expect(!got.isEmpty && got.count < 300)
+            #expect(got.allSatisfy { $0.phase == phase })
+        }
+        #expect(h.engine.occupants(ofRegion: "nowhere") == nil)
+    }
+
+    @Test func pagingVisitsEachLiveDeviceOnce() throws {
+        let h = Harness(Self.keeping)
+        for k in 0..<257 { h.fix("d\(k)", 0, 52.0, 13.0) }
+        var seen: [String] = []
+        var start = 0
+        while true {
+            let page = h.engine.deviceStatuses(from: start, limit: 50)
+            seen += page.statuses.map(\.device)
+            guard let next = page.next else { break }
+            start = next
+        }
+        #expect(seen.count == 257 && Set(seen).count == 257)
+    }
+}
