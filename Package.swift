@@ -133,7 +133,7 @@ let package = Package(
         .executableTarget(
             name: "geotrigger-bench",
             dependencies: [
-                "TriggerEngine", "Ingest", "Beacons", "Storage", "Delivery", "MQTT",
+                "TriggerEngine", "Ingest", "Beacons", "Storage", "Delivery", "MQTT", "Host",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),

@@ -24,16 +24,18 @@ extension EngineCore {
         return (out, d < devices.count ? d : nil)
     }
 
-    /// Devices inside (or dwelling into) every request whose region has this id, by device then identifier.
+    /// Devices inside (or dwelling into) every request whose region has this id, by device then identifier; nil
+    /// when no pending request has that region. Reads only the devices that entered (`occupantCandidates`).
     func occupants(ofRegion regionID: String) -> [RegionOccupant]? {
-        var wanted: [Int32] = []
-        for (s, c) in compiled.enumerated() where c?.request.trigger.region.id == regionID { wanted.append(Int32(s)) }
-        guard !wanted.isEmpty else { return nil }
+        guard let slots = slotsByRegion[regionID] else { return nil }
         var out: [RegionOccupant] = []
-        for d in devices.indices where !devices[d].pairs.isEmpty {
-            for p in devices[d].pairs where (p.phase == .inside || p.phase == .entering) && wanted.contains(p.slot) {
-                guard slotGenerations[Int(p.slot)] == p.slotGeneration, let c = compiled[Int(p.slot)] else { continue }
-                out.append(RegionOccupant(device: devices[d].name, identifier: c.request.identifier,
+        for slot in slots {
+            guard let c = compiled[Int(slot)] else { continue }
+            var seen = Set<Int32>()
+            for d in occupantCandidates[Int(slot)] where seen.insert(d).inserted {
+                guard isOccupant(device: d, slot: slot), let k = pairIndex(device: d, slot: slot) else { continue }
+                let p = devices[Int(d)].pairs[k]
+                out.append(RegionOccupant(device: devices[Int(d)].name, identifier: c.request.identifier,
                                           phase: p.phase == .inside ? "inside" : "entering", since: p.since))
             }
         }
@@ -63,5 +65,31 @@ extension EngineCore {
         out.sort { ($0.distance, $0.device) < ($1.distance, $1.device) }
         if out.count > limit { out.removeSubrange(limit...) }
         return out
+    }
+}
+
+extension EngineCore {
+    static let minimumOccupantCompaction = 64
+
+    /// Notes that device `d` became inside or entering `slot`. The list is compacted (stale and repeated entries
+    /// dropped) once it doubles its live length, so it stays proportional to the occupants, in amortised O(1).
+    mutating func noteOccupant(device d: Int32, slot: Int32) {
+        let s = Int(slot)
+        occupantCandidates[s].append(d)
+        guard occupantCandidates[s].count >= occupantCompactAt[s] else { return }
+        var live = occupantCandidates[s].filter { isOccupant(device: $0, slot: slot) }
+        live.sort()
+        var unique: [Int32] = []
+        unique.reserveCapacity(live.count)
+        for x in live where unique.last != x { unique.append(x) }
+        occupantCandidates[s] = unique
+        occupantCompactAt[s] = max(Self.minimumOccupantCompaction, 2 * unique.count)
+    }
+
+    /// Whether device record `d` is alive and inside or entering `slot`'s current request.
+    func isOccupant(device d: Int32, slot: Int32) -> Bool {
+        guard Int(d) < devices.count, !devices[Int(d)].name.isEmpty, let k = pairIndex(device: d, slot: slot) else { return false }
+        let phase = devices[Int(d)].pairs[k].phase
+        return phase == .inside || phase == .entering
     }
 }

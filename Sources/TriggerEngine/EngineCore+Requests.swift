@@ -24,7 +24,10 @@ extension EngineCore {
             polygonLocators.append(nil)
             slotGenerations.append(0)
             slotStamp.append(0)
+            occupantCandidates.append([])
+            occupantCompactAt.append(Self.minimumOccupantCompaction)
         }
+        slotsByRegion[request.trigger.region.id, default: []].append(slot)
         let t = request.trigger
         compiled[Int(slot)] = CompiledRequest(request: request, templates: templates, revision: revisionCounter)
         var g = SlotGeometry()
@@ -97,6 +100,12 @@ extension EngineCore {
         case .empty:
             break
         }
+        if let region = compiled[s]?.request.trigger.region.id {
+            slotsByRegion[region]?.removeAll { $0 == slot }
+            if slotsByRegion[region]?.isEmpty == true { slotsByRegion[region] = nil }
+        }
+        occupantCandidates[s].removeAll()
+        occupantCompactAt[s] = Self.minimumOccupantCompaction
         compiled[s] = nil
         slots[s] = SlotGeometry()
         polygonLocators[s] = nil

@@ -26,16 +26,21 @@ extension EngineCore {
     /// Stores `phase` for the pair, creating the stored state if needed; returns its index.
     @discardableResult
     mutating func setPhase(device d: Int32, slot: Int32, at pi: Int?, phase: PairState.Phase, since: Timestamp) -> Int {
+        let k: Int
         if let pi {
             devices[Int(d)].pairs[pi].phase = phase
             devices[Int(d)].pairs[pi].since = since
             devices[Int(d)].pairs[pi].visit = stamp
-            return pi
+            k = pi
+        } else {
+            var p = PairState(slot: slot, slotGeneration: slotGenerations[Int(slot)], phase: phase, since: since)
+            p.visit = stamp
+            devices[Int(d)].pairs.append(p)
+            k = devices[Int(d)].pairs.count - 1
         }
-        var p = PairState(slot: slot, slotGeneration: slotGenerations[Int(slot)], phase: phase, since: since)
-        p.visit = stamp
-        devices[Int(d)].pairs.append(p)
-        return devices[Int(d)].pairs.count - 1
+        // After the pair holds its phase: noting may compact the list, which keeps only current occupants.
+        if phase == .inside || phase == .entering { noteOccupant(device: d, slot: slot) }
+        return k
     }
 
     /// Applies one determinate (or uncertain) observation to a pair: SPEC §3's transition table.

@@ -21,6 +21,13 @@ struct EngineCore {
     var generation: UInt64 = 0
     var revisionCounter: UInt64 = 0
     var delivered: [DeliveredRequest] = []
+    /// Slots by region id (several requests may share a region), for the region query.
+    var slotsByRegion: [String: [Int32]] = [:]
+    /// By slot: devices that became inside or entering since the list was last compacted. The region query checks
+    /// each against its pair, so exits, removed requests and freed devices cost the hot path nothing.
+    var occupantCandidates: [[Int32]] = []
+    /// By slot: the list's length at which it is next compacted (twice its live length, at least 64).
+    var occupantCompactAt: [Int] = []
     var deliveredIndex: [String: Int] = [:]
 
     // Devices.
