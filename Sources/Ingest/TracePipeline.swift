@@ -23,7 +23,7 @@ public final class TracePipeline: Sendable {
         public var warnings: [IngestWarning] = []
     }
 
-    public typealias Opener = @Sendable (String) throws -> TraceFileReader
+    public typealias Opener = @Sendable (String) throws -> any TraceSource
 
     private let paths: [String]
     private let open: Opener
@@ -83,7 +83,7 @@ public final class TracePipeline: Sendable {
         }
         for path in paths {
             if cancelled.load(ordering: .relaxed) { return }
-            var reader: TraceFileReader
+            var reader: any TraceSource
             do {
                 reader = try open(path)
             } catch {

@@ -1,12 +1,14 @@
 /// Reads a journal's records in order from a position, segment by segment (a service's journal, or a copy of one
 /// for `replay`). It reads what is on disk when each segment is opened and never writes: a torn tail ends the
-/// reading quietly, other damage throws with the file and offset.
+/// reading quietly, other damage throws with the file and offset once the records before it are read.
 public struct JournalReader: Sendable {
     public let directory: String
     private var segments: [JournalSegment]
     private var buffered: [(position: UInt64, offset: Int, record: JournalRecord)] = []
     private var index = 0
     private var from: UInt64
+    /// Damage found in the segment being read: thrown once the records before it are handed out.
+    private var damage: JournalError?
 
     public init(directory: String, from position: UInt64 = 0) throws(JournalError) {
         self.directory = directory
@@ -26,11 +28,16 @@ public struct JournalReader: Sendable {
                 if r.position < from { continue }
                 return (r.position, r.record)
             }
+            if let damage {
+                self.damage = nil
+                segments.removeAll()
+                throw damage
+            }
             guard !segments.isEmpty else { return nil }
             let segment = segments.removeFirst()
             let scan = JournalSegment.scan(try JournalSystem.readAll(segment.path), firstPosition: segment.firstPosition)
             if let problem = scan.problem, !(problem.tornTail && segments.isEmpty) {
-                throw .damaged(path: segment.path, offset: Int64(problem.offset), reason: problem.reason)
+                damage = .damaged(path: segment.path, offset: Int64(problem.offset), reason: problem.reason)
             }
             buffered = scan.records
             index = 0

@@ -8,8 +8,10 @@ struct DecoderFactory: Sendable {
         TraceDecoder(format: format, source: source, defaultDevice: device, options: options)
     }
 
-    /// Opens a trace for `replay` or `convert`, detecting its format unless one is given.
-    func open(_ path: String, format: TraceFormat?, device: String?) throws(TraceFileReader.OpenError) -> TraceFileReader {
-        try TraceFileReader(path: path, format: format, defaultDevice: device, makeDecoder: make)
+    /// Opens a trace for `replay` or `convert`: a service's journal directory as it is, any other path as a trace
+    /// file whose format is detected unless one is given.
+    func open(_ path: String, format: TraceFormat?, device: String?) throws -> any TraceSource {
+        if JournalTraceSource.isJournal(path) { return try JournalTraceSource(directory: path) }
+        return try TraceFileReader(path: path, format: format, defaultDevice: device, makeDecoder: make)
     }
 }

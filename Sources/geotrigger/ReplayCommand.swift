@@ -11,7 +11,9 @@ struct ReplayCommand: ParsableCommand {
         discussion: """
             REGIONS is a JSON array of notification requests (SPEC §1) or a GeoJSON FeatureCollection whose features \
             carry the request fields in their properties. Each TRACE is GPX, NMEA 0183, CSV, NDJSON, OwnTracks or \
-            Traccar JSON, detected from its content (override with --format); `-` reads standard input. A trace that \
+            Traccar JSON, detected from its content (override with --format); `-` reads standard input. A TRACE that is \
+            a service's journal directory (`serve --journal`) replays the fixes it accepted, in the order it accepted \
+            them: last week's real stream against edited regions, compared with --expect. A trace that \
             cannot be opened or whose format cannot be told is reported and skipped, and the others are replayed. Time is \
             event time, per device: each device's own later fixes settle its dwell deadlines, so files grouped by \
             device, several files, or records interleaved in any order give the same notifications as one file \
@@ -25,7 +27,7 @@ struct ReplayCommand: ParsableCommand {
             """)
 
     @Argument(help: "The region file: JSON requests or a GeoJSON FeatureCollection.") var regions: String
-    @Argument(help: "Trace files, replayed in the order given; `-` reads standard input.") var traces: [String]
+    @Argument(help: "Trace files or journal directories, replayed in the order given; `-` reads standard input.") var traces: [String]
     @OptionGroup var input: TraceInputOptions
     @Option(name: .shortAndLong, help: "Write notifications here instead of standard output.") var output: String?
     @Option(help: "Compare the notifications with this golden NDJSON file; exit 1 with a diff when they differ.")

@@ -54,6 +54,29 @@ import TriggerEngine
         // What replay fires beyond the service are the deadlines its end of input settles (the service was still live).
         #expect(replayed.count >= journaled.count)
 
+        // The journal directory itself is a trace: the same fixes, the same notifications.
+        let direct = try CLIRunner.run(["replay", regions, journal])
+        #expect(direct.status == 0, "\(direct.stderr)")
+        #expect(direct.stdout == replay.stdout)
+        #expect(!direct.stdout.isEmpty)
+        let converted = try CLIRunner.run(["convert", journal])
+        #expect(converted.stdout.split(separator: "\n").map(String.init) == lines)
+
+        // Damage inside it: the fixes before it are replayed, then the journal is reported with file and offset
+        // and skipped (exit 3), as an unreadable trace file is.
+        let damaged = directory.appendingPathComponent("damaged.journal")
+        try FileManager.default.copyItem(atPath: journal, toPath: damaged.path)
+        let segment = try #require(try FileManager.default.contentsOfDirectory(atPath: damaged.path).filter { $0.hasSuffix(".journal") }.sorted().first)
+        var bytes = try Data(contentsOf: damaged.appendingPathComponent(segment))
+        let middle = bytes.count / 2
+        for k in middle..<(middle + 16) { bytes[k] ^= 0xFF }
+        try bytes.write(to: damaged.appendingPathComponent(segment))
+        let hurt = try CLIRunner.run(["replay", regions, damaged.path])
+        #expect(hurt.status == 3, "\(hurt.stderr) \(hurt.stdout.prefix(300))")
+        #expect(hurt.stderr.contains(segment) && hurt.stderr.contains("at byte"), "\(hurt.stderr)")
+        let partly = hurt.stderr.split(separator: "\n").first { $0.contains("fixes read") }.flatMap { Int($0.split(separator: " ").last!) } ?? 0
+        #expect(partly > 0 && partly < fixCount, "the fixes before the damage, not all: \(hurt.stderr)")
+
         let inspect = try CLIRunner.run(["journal", "inspect", journal])
         #expect(inspect.status == 0)
         #expect(inspect.stdout.contains("fixes        \(fixCount)"), "\(inspect.stdout)")
