@@ -6,7 +6,7 @@ struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "geotrigger-bench",
         abstract: "GeoTrigger's benchmarks; run through Tools/benchmark.sh, which builds in release mode and runs the peers in the same run.",
-        subcommands: [EngineBench.self, TraceBench.self, BTSnoopBench.self, DeliveryBench.self, MQTTBench.self, QueryBench.self],
+        subcommands: [EngineBench.self, TraceBench.self, BTSnoopBench.self, DeliveryBench.self, MQTTBench.self, QueryBench.self, RestartBench.self],
         defaultSubcommand: EngineBench.self)
 }
 
