@@ -23,7 +23,11 @@ fi
 "$venv/bin/openapi-spec-validator" Sources/Server/openapi.json
 
 bin="${GEOTRIGGER_BIN:-.build/debug/geotrigger}"
-if [ ! -x "$bin" ]; then swift build --product geotrigger >/dev/null; fi
+# `serve` is the geotrigger-serve executable beside geotrigger.
+if [ ! -x "$bin" ] || [ ! -x "$(dirname "$bin")/geotrigger-serve" ]; then
+    swift build --product geotrigger >/dev/null
+    swift build --product geotrigger-serve >/dev/null
+fi
 
 work=$(mktemp -d)
 server=""

@@ -15,6 +15,7 @@ Tools/setup.sh --bench
 python3 -c "import shapely, numpy" 2>/dev/null || pip install -q shapely numpy
 swift build -c release --product geotrigger-bench >&2
 swift build -c release --product geotrigger >&2
+swift build -c release --product geotrigger-serve >&2
 bin=.build/release
 work=$(mktemp -d /tmp/geotrigger-bench.XXXXXX)
 trap 'rm -rf "$work"' EXIT

@@ -1,3 +1,4 @@
+import Journal
 import TriggerEngine
 
 /// The checkpoint body: the host's part (requests with their JSON and numbers, in add order; delivered requests)

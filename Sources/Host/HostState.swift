@@ -1,3 +1,4 @@
+import Journal
 import Storage
 import TriggerEngine
 

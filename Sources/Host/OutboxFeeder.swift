@@ -1,3 +1,4 @@
+import Journal
 import Delivery
 import Logging
 import ServiceLifecycle

@@ -10,5 +10,26 @@ struct GeoTrigger: AsyncParsableCommand {
             fixes and beacon sightings, get SPEC §4 notification requests as NDJSON.
             """,
         version: "0.1.0",
-        subcommands: [ReplayCommand.self, ConvertCommand.self, ScanCommand.self, ServeCommand.self, JournalCommand.self])
+        subcommands: [ReplayCommand.self, ConvertCommand.self, ScanCommand.self, ServeLauncher.self, JournalCommand.self])
+
+    /// `serve` (and `help serve`) go straight to the service's executable, options and `--help` included.
+    static func main() async {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        if arguments.first == "serve" {
+            do { try ServeLauncher.exec(Array(arguments.dropFirst())) } catch { exit(withError: error) }
+        }
+        if arguments.count >= 2, arguments[0] == "help", arguments[1] == "serve" {
+            do { try ServeLauncher.exec(["--help"]) } catch { exit(withError: error) }
+        }
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            exit(withError: error)
+        }
+    }
 }

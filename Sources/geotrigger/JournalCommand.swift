@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import Host
 import Journal
 import TriggerEngine
 

@@ -1,5 +1,4 @@
 import Foundation
-import Host
 import Ingest
 import Journal
 import TriggerEngine

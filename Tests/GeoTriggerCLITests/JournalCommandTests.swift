@@ -1,3 +1,4 @@
+import Journal
 import Foundation
 import Host
 import Logging

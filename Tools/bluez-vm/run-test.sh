@@ -26,8 +26,10 @@ for m in lib/crc16 crypto/ecc net/rfkill/rfkill crypto/ecdh_generic net/bluetoot
 done
 cp "$root/usr/bin/btvirt" "$root/usr/bin/hcitool" "$stage/usr/bin/"
 cp "$binary" "$stage/usr/bin/geotrigger"
+# `geotrigger serve` runs the geotrigger-serve executable beside geotrigger.
+cp "$(dirname "$binary")/geotrigger-serve" "$stage/usr/bin/geotrigger-serve"
 # Every shared library the binaries need, and the loader.
-for b in "$stage/usr/bin/btvirt" "$stage/usr/bin/hcitool" "$stage/usr/bin/geotrigger"; do
+for b in "$stage/usr/bin/btvirt" "$stage/usr/bin/hcitool" "$stage/usr/bin/geotrigger" "$stage/usr/bin/geotrigger-serve"; do
     ldd "$b" | awk '/=> \//{print $3} /^\s*\/lib/{print $1}' | while read -r lib; do
         mkdir -p "$stage$(dirname "$lib")"
         cp -L "$lib" "$stage$lib"

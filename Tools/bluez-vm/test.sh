@@ -9,9 +9,11 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 Tools/setup.sh
 swift build --product geotrigger >&2
+swift build --product geotrigger-serve >&2
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 strip -o "$out/geotrigger" "$(swift build --show-bin-path)/geotrigger"
+strip -o "$out/geotrigger-serve" "$(swift build --show-bin-path)/geotrigger-serve"
 if ! Tools/bluez-vm/run-test.sh "$out/geotrigger" "$out/vm"; then
     tail -40 "$out/vm/console.txt" >&2 || true
     echo "0 passed, 1 failed"

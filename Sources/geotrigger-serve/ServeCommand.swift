@@ -6,9 +6,12 @@ import Prometheus
 import Server
 import ServiceLifecycle
 
+/// `geotrigger serve`: its own executable, which `geotrigger serve` runs (see `ServeLauncher`), so replaying and
+/// converting traces never build or load the HTTP server, TLS, the HTTP client and SQLite.
+@main
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "serve",
+        commandName: "geotrigger serve",
         abstract: "Runs the HTTP service: requests, fixes and sightings in, fired notifications out through a durable outbox.",
         discussion: discussion)
 

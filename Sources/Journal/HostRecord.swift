@@ -1,4 +1,3 @@
-import Journal
 import TriggerEngine
 
 /// One journal record of the host: an input and the notifications it fired, written together so that a torn tail
@@ -13,17 +12,5 @@ public struct HostRecord: Sendable, Hashable {
     public init(input: HostInput, notifications: [RecordedNotification] = []) {
         self.input = input
         self.notifications = notifications
-    }
-}
-
-/// A journal record the host cannot read: the position, and why. Refuses a restart (or a replay), like other
-/// damage: it is never skipped silently.
-public struct HostRecordError: Error, Sendable, Hashable, CustomStringConvertible {
-    public var position: UInt64
-    public var reason: String
-    public var description: String { "journal record \(position): \(reason)" }
-    public init(position: UInt64, reason: String) {
-        self.position = position
-        self.reason = reason
     }
 }

@@ -1,4 +1,3 @@
-import Journal
 import TriggerEngine
 
 extension HostRecord {
