@@ -48,8 +48,8 @@ let package = Package(
             name: "TriggerEngine",
             dependencies: [
                 "Geometry",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "Collections", package: "swift-collections"),
+                // The heap alone: the umbrella product builds every collection module.
+                .product(name: "HeapModule", package: "swift-collections"),
             ],
             swiftSettings: strict),
         .target(name: "Ingest", dependencies: ["TriggerEngine"], swiftSettings: strict),
@@ -146,7 +146,7 @@ let package = Package(
         .executableTarget(
             name: "geotrigger-bench",
             dependencies: [
-                "TriggerEngine", "Ingest", "Beacons", "Storage", "Delivery", "MQTT", "Host",
+                "TriggerEngine", "Beacons", "Storage", "Delivery", "MQTT", "Host",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
