@@ -6,7 +6,7 @@ extension GEOSContext {
     /// ranges, ring closure and size are checked here with the offending ring named; validity (self-intersection,
     /// nested shells, …) is GEOS's verdict with GEOS's reason. A polygon that crosses the antimeridian (an edge
     /// longer than 180° of longitude) is split there into parts that each lie within [-180, 180].
-    public func validatedPolygons(_ input: PolygonSet) throws(GeometryError) -> PolygonSet {
+    func validatedPolygons(_ input: PolygonSet) throws(GeometryError) -> PolygonSet {
         guard !input.polygons.isEmpty else { throw GeometryError("the geometry has no polygons") }
         var cleaned: [[[Coordinate]]] = []
         var crossing: [Bool] = []

@@ -2,7 +2,7 @@ import CGEOS
 
 /// One GEOS context handle (reentrant API). GEOS caches are not thread-safe, so a context and every geometry made
 /// with it stay on one thread: the type is deliberately not `Sendable`.
-public final class GEOSContext {
+final class GEOSContext {
     let handle: OpaquePointer
     private let messages: MessageBox
 
@@ -11,7 +11,7 @@ public final class GEOSContext {
         var last: String?
     }
 
-    public init() {
+    init() {
         guard let h = GEOS_init_r() else { fatalError("GEOS_init_r returned NULL: out of memory") }
         handle = h
         messages = MessageBox()

@@ -13,7 +13,7 @@ public final class OwnedGeometry {
     deinit { GEOSGeom_destroy_r(context.handle, pointer) }
 
     /// Builds a Polygon or MultiPolygon from plain coordinates (x = longitude, y = latitude).
-    public convenience init(context: GEOSContext, polygons: PolygonSet) throws(GeometryError) {
+    convenience init(context: GEOSContext, polygons: PolygonSet) throws(GeometryError) {
         let h = context.handle
         var made: [OpaquePointer] = []
         func ring(_ coords: [Coordinate]) throws(GeometryError) -> OpaquePointer {
@@ -76,7 +76,7 @@ public final class OwnedGeometry {
     }
 
     /// An axis-aligned rectangle.
-    public static func box(context: GEOSContext, minX: Double, minY: Double, maxX: Double, maxY: Double) throws(GeometryError) -> OwnedGeometry {
+    static func box(context: GEOSContext, minX: Double, minY: Double, maxX: Double, maxY: Double) throws(GeometryError) -> OwnedGeometry {
         let ring = [
             Coordinate(latitude: minY, longitude: minX), Coordinate(latitude: minY, longitude: maxX),
             Coordinate(latitude: maxY, longitude: maxX), Coordinate(latitude: maxY, longitude: minX),

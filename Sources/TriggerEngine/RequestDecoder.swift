@@ -1,10 +1,8 @@
 import Geometry
 
 /// Reads notification requests from JSON (SPEC §1) with errors that name the request, the field and the reason.
-/// Owns a GEOS context for polygon validation, so one decoder stays on one thread.
-public final class RequestDecoder {
-    let geos = GEOSContext()
-
+/// Usable from any thread (polygon validation borrows a GEOS context per call).
+public struct RequestDecoder: Sendable {
     public init() {}
 
     /// A JSON array of requests, or a single request object.
@@ -149,7 +147,7 @@ public final class RequestDecoder {
             guard let geometry = r.value("geometry") else { throw r.error("geometry", "required: a GeoJSON Polygon or MultiPolygon") }
             let set: PolygonSet
             do throws(GeometryError) {
-                set = try geos.validatedPolygons(try GeoJSONGeometry.polygonSet(geometry))
+                set = try PolygonValidation.validated(try GeoJSONGeometry.polygonSet(geometry))
             } catch {
                 throw r.error("geometry", error.reason)
             }

@@ -1,5 +1,5 @@
 import Foundation
-import Geometry
+@testable import Geometry
 import Testing
 
 /// Turf's point-in-polygon and within/contains oracles (../shared/data/polygons/turf), against the locator the

@@ -1,5 +1,5 @@
 import Foundation
-import Geometry
+@testable import Geometry
 import PropertyBased
 import Testing
 import TestSupport
