@@ -12,6 +12,7 @@ let package = Package(
     products: [
         .executable(name: "geotrigger", targets: ["geotrigger"]),
         .executable(name: "geotrigger-serve", targets: ["geotrigger-serve"]),
+        .library(name: "JSON", targets: ["JSON"]),
         .library(name: "TriggerEngine", targets: ["TriggerEngine"]),
         .library(name: "Geometry", targets: ["Geometry"]),
         .library(name: "Ingest", targets: ["Ingest"]),
@@ -44,18 +45,21 @@ let package = Package(
         .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
 
         .target(name: "Geometry", dependencies: ["CGEOS"], swiftSettings: strict),
+        // JSON reading (a byte parser with exact error positions) and writing, and the text checks beside it: numbers,
+        // UTF-8, percent-escapes.
+        .target(name: "JSON", swiftSettings: strict),
         .target(
             name: "TriggerEngine",
             dependencies: [
-                "Geometry",
+                "Geometry", "JSON",
                 // The heap alone: the umbrella product builds every collection module.
                 .product(name: "HeapModule", package: "swift-collections"),
             ],
             swiftSettings: strict),
-        .target(name: "Ingest", dependencies: ["TriggerEngine"], swiftSettings: strict),
+        .target(name: "Ingest", dependencies: ["JSON", "TriggerEngine"], swiftSettings: strict),
         .target(name: "Beacons", dependencies: ["TriggerEngine", "CBluetooth"], swiftSettings: strict),
         // MQTT client over libmosquitto (the only code that touches it), topic templates and `mqtt://` sink specs.
-        .target(name: "MQTT", dependencies: ["CMosquitto", "TriggerEngine"], swiftSettings: strict),
+        .target(name: "MQTT", dependencies: ["CMosquitto", "JSON"], swiftSettings: strict),
         // The append-only journal: framed, checksummed records in segment files, group-committed fsyncs; the host's
         // records (inputs and the notifications they fired) and their binary coding.
         .target(
@@ -71,6 +75,7 @@ let package = Package(
         .target(
             name: "Host",
             dependencies: [
+                "JSON",
                 "TriggerEngine", "Journal", "Storage", "Delivery",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -82,6 +87,7 @@ let package = Package(
         .target(
             name: "Storage",
             dependencies: [
+                "JSON",
                 "TriggerEngine",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
@@ -105,6 +111,7 @@ let package = Package(
         .target(
             name: "Server",
             dependencies: [
+                "JSON",
                 "TriggerEngine", "Ingest", "Storage", "Delivery", "MQTT", "Host",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -127,6 +134,7 @@ let package = Package(
             // No server, HTTP client, TLS or SQLite: `serve` is the executable below, which `geotrigger serve` runs,
             // so the main job (replay) builds in a fraction of the time (README, quick start).
             dependencies: [
+                "JSON",
                 "TriggerEngine", "Ingest", "Beacons", "ReplayReport", "Journal",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -146,6 +154,7 @@ let package = Package(
         .executableTarget(
             name: "geotrigger-bench",
             dependencies: [
+                "JSON",
                 "TriggerEngine", "Beacons", "Storage", "Delivery", "MQTT", "Host",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -155,7 +164,7 @@ let package = Package(
             swiftSettings: strict),
 
         // Shared by the test targets: seeded RNG and generated scenarios.
-        .target(name: "TestSupport", dependencies: ["TriggerEngine"], path: "Tests/TestSupport", swiftSettings: strict),
+        .target(name: "TestSupport", dependencies: ["JSON", "TriggerEngine"], path: "Tests/TestSupport", swiftSettings: strict),
 
         .testTarget(name: "GeometryTests", dependencies: ["Geometry"], swiftSettings: strict),
         .testTarget(
@@ -166,6 +175,7 @@ let package = Package(
         .testTarget(
             name: "HostTests",
             dependencies: [
+                "JSON",
                 "Host", "Journal", "Storage", "TriggerEngine", "TestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
@@ -173,13 +183,14 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "TriggerEngineTests",
-            dependencies: ["TriggerEngine", "Geometry", "TestSupport", .product(name: "PropertyBased", package: "swift-property-based")],
+            dependencies: ["JSON", "TriggerEngine", "Geometry", "TestSupport", .product(name: "PropertyBased", package: "swift-property-based")],
             swiftSettings: strict),
-        .testTarget(name: "IngestTests", dependencies: ["Ingest", "TriggerEngine"], swiftSettings: strict),
-        .testTarget(name: "StorageTests", dependencies: ["Storage", "TriggerEngine"], swiftSettings: strict),
+        .testTarget(name: "IngestTests", dependencies: ["JSON", "Ingest", "TriggerEngine"], swiftSettings: strict),
+        .testTarget(name: "StorageTests", dependencies: ["JSON", "Storage", "TriggerEngine"], swiftSettings: strict),
         .testTarget(
             name: "ServerTests",
             dependencies: [
+                "JSON",
                 "Server", "Storage", "TriggerEngine", "Delivery", "TestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -194,7 +205,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "DeliveryTests",
-            dependencies: ["Delivery", "Storage", "TriggerEngine", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["JSON", "Delivery", "Storage", "TriggerEngine", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict),
         // Starts its own mosquitto broker (and openssl for the TLS CA), also under a real `serve`; skips when they are not installed.
         .testTarget(
@@ -206,11 +217,11 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
-        .testTarget(name: "BeaconsTests", dependencies: ["Beacons", "TriggerEngine", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "BeaconsTests", dependencies: ["JSON", "Beacons", "TriggerEngine", "TestSupport"], swiftSettings: strict),
         // Runs the built `geotrigger` executable end to end (it is built alongside the tests).
         .testTarget(
             name: "GeoTriggerCLITests",
-            dependencies: ["TriggerEngine", "TestSupport", "Host", "Storage", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["JSON", "TriggerEngine", "TestSupport", "Host", "Storage", .product(name: "Logging", package: "swift-log")],
             exclude: ["Fixtures"], swiftSettings: strict),
     ]
 )

@@ -1,3 +1,4 @@
+import JSON
 import Delivery
 import Journal
 import Logging

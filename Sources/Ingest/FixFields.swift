@@ -1,3 +1,4 @@
+import JSON
 import TriggerEngine
 
 private enum TextNumber { case empty, value(Double), invalid }

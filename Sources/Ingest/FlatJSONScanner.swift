@@ -1,3 +1,4 @@
+import JSON
 import TriggerEngine
 
 /// The NDJSON fast path: reads a line holding one JSON object without allocating, picking out the fix fields by key

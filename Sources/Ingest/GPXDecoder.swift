@@ -1,3 +1,4 @@
+import JSON
 import TriggerEngine
 
 /// GPX 1.0 and 1.1: track points, route points and waypoints, with `time`, `ele`, `hdop`/`pdop` as accuracy, and

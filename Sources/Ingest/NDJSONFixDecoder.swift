@@ -1,3 +1,4 @@
+import JSON
 import TriggerEngine
 
 /// Location fixes as NDJSON: one object per line with SPEC §2's field names (`device`, `timestamp` as RFC 3339 or Unix

@@ -1,3 +1,4 @@
+import JSON
 import TriggerEngine
 
 /// Beacon sightings as NDJSON, one object per line: `device` (the observer), `timestamp` (RFC 3339 or Unix

@@ -1,3 +1,4 @@
+import JSON
 import TriggerEngine
 
 /// NMEA 0183 position sentences: RMC, GGA, GNS and GLL give positions, RMC and ZDA the date; GST (and, failing it, GSA/GGA HDOP) give

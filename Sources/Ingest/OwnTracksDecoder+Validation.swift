@@ -1,3 +1,4 @@
+import JSON
 import TriggerEngine
 
 /// The rules of OwnTracks' JSON Schema (owntracks/json-schema `schemas/message.json`, `encryption.json`), written out

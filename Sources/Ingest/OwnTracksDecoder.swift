@@ -1,3 +1,4 @@
+import JSON
 import TriggerEngine
 
 /// OwnTracks messages (https://owntracks.org/booklet/tech/json/), as NDJSON, single or concatenated JSON documents, or

@@ -1,3 +1,4 @@
+import JSON
 import TriggerEngine
 
 /// A field's value as a decoder found it, before interpretation. `bytes` borrows the input and is valid only while

@@ -1,3 +1,4 @@
+import JSON
 import TriggerEngine
 
 /// Traccar positions (the server API's `Position` model): a JSON array of positions, NDJSON, or Traccar's forwarding

@@ -1,4 +1,4 @@
-import TriggerEngine
+import JSON
 
 /// A `--sink` specification for MQTT:
 /// `mqtt://[USER[:PASSWORD]@]HOST[:PORT]/TOPIC-TEMPLATE[?OPTION=VALUE&…]`, or `mqtts://` for TLS.

@@ -1,4 +1,4 @@
-import TriggerEngine
+import JSON
 
 extension MQTTTopicFields {
     /// The values of a SPEC §4 notification JSON object: `device`, `trigger.event`, `identifier`, `trigger.region.id`.

@@ -1,3 +1,4 @@
+import JSON
 import Host
 import Hummingbird
 import TriggerEngine

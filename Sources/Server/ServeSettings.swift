@@ -1,3 +1,4 @@
+import JSON
 import Configuration
 import Delivery
 import Logging

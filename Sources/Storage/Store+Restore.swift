@@ -1,3 +1,4 @@
+import JSON
 import GRDB
 import Logging
 import TriggerEngine

@@ -1,3 +1,5 @@
+import JSON
+
 /// The engine-private text form of device and pair state (see `TriggerEngine+Persistence`).
 ///
 /// A JSON object whose scalars are all strings: timestamps are Int64 microseconds (beyond a Double's exact range at

@@ -1,3 +1,5 @@
+import JSON
+
 extension EngineCore {
     /// The SPEC §4 notification for a firing: templates filled in, defaults applied, a fresh `deliveryId`.
     static func render(_ c: CompiledRequest, device: String, event: FiredNotification.Event, at time: Timestamp,

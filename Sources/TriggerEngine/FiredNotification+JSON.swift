@@ -1,3 +1,5 @@
+import JSON
+
 extension FiredNotification {
     /// One compact JSON object in the SPEC §4 member order (no trailing newline).
     public func writeJSON(to w: inout JSONWriter) {

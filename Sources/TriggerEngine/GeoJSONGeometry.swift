@@ -1,3 +1,4 @@
+import JSON
 import Geometry
 
 /// GeoJSON `Polygon` / `MultiPolygon` geometry objects ([longitude, latitude] positions) to plain coordinates.

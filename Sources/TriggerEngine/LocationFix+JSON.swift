@@ -1,3 +1,5 @@
+import JSON
+
 extension LocationFix {
     /// One NDJSON line body with the SPEC §2 field names; absent optional fields are left out.
     public func writeJSON(to w: inout JSONWriter) {

@@ -1,3 +1,5 @@
+import JSON
+
 /// What users register (SPEC §1): an identifier, the content to present, and the location trigger.
 public struct NotificationRequest: Hashable, Sendable {
     public var identifier: String

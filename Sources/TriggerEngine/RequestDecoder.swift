@@ -1,3 +1,4 @@
+import JSON
 import Geometry
 
 /// Reads notification requests from JSON (SPEC §1) with errors that name the request, the field and the reason.

@@ -1,3 +1,4 @@
+import JSON
 import ArgumentParser
 import Beacons
 import Dispatch

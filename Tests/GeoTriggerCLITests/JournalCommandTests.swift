@@ -1,3 +1,4 @@
+import JSON
 import Journal
 import Foundation
 import Host

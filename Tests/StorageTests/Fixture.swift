@@ -1,3 +1,4 @@
+import JSON
 import TriggerEngine
 
 /// A small circle around Berlin's Alexanderplatz and fixes inside and outside it, shared by the storage tests.

@@ -1,3 +1,4 @@
+import JSON
 import TriggerEngine
 
 /// Random devices and regions for the per-device time property (docs/semantics.md "Time"): circles with dwell,

@@ -8,6 +8,7 @@ let v6: [SwiftSetting] = [.swiftLanguageMode(.v6)]
 let engine: Target.Dependency = .product(name: "TriggerEngine", package: "geotrigger")
 let ingest: Target.Dependency = .product(name: "Ingest", package: "geotrigger")
 let beacons: Target.Dependency = .product(name: "Beacons", package: "geotrigger")
+let json: Target.Dependency = .product(name: "JSON", package: "geotrigger")
 
 /// One executable per parser: each links only what its parser needs.
 func fuzzTarget(_ name: String, _ dependencies: [Target.Dependency]) -> Target {
@@ -22,21 +23,21 @@ let package = Package(
         // Invariants shared by the targets: chunk independence, SPEC §2 fix ranges, SPEC §1 request rules.
         .target(
             name: "FuzzChecks",
-            dependencies: [engine, ingest, .product(name: "Geometry", package: "geotrigger")],
+            dependencies: [json, engine, ingest, .product(name: "Geometry", package: "geotrigger")],
             swiftSettings: v6),
         fuzzTarget("FuzzAdvertisingData", [beacons]),
         fuzzTarget("FuzzBTSnoop", [beacons]),
         fuzzTarget("FuzzGPX", ["FuzzChecks", ingest]),
         fuzzTarget("FuzzNMEA", ["FuzzChecks", ingest]),
         fuzzTarget("FuzzCSV", ["FuzzChecks", ingest]),
-        fuzzTarget("FuzzNDJSONFixes", ["FuzzChecks", ingest, engine]),
+        fuzzTarget("FuzzNDJSONFixes", ["FuzzChecks", json, ingest, engine]),
         fuzzTarget("FuzzNDJSONSightings", ["FuzzChecks", ingest, engine]),
         fuzzTarget("FuzzOwnTracks", ["FuzzChecks", ingest, engine]),
         fuzzTarget("FuzzTraccar", ["FuzzChecks", ingest, engine]),
         fuzzTarget("FuzzTraceDetect", ["FuzzChecks", ingest]),
-        fuzzTarget("FuzzRequestJSON", ["FuzzChecks", engine]),
-        fuzzTarget("FuzzGeoJSON", ["FuzzChecks", engine]),
+        fuzzTarget("FuzzRequestJSON", ["FuzzChecks", json, engine]),
+        fuzzTarget("FuzzGeoJSON", ["FuzzChecks", json, engine]),
         // LineFramer.swift and StreamingRecordDecoder.swift here are symbolic links to the Server module's own files.
-        fuzzTarget("FuzzIngestFraming", ["FuzzChecks", ingest, engine]),
+        fuzzTarget("FuzzIngestFraming", ["FuzzChecks", json, ingest, engine]),
     ]
 )

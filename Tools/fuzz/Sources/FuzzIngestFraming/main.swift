@@ -1,3 +1,4 @@
+import JSON
 import FuzzChecks
 import FuzzDriver
 import Ingest

@@ -34,11 +34,10 @@ public struct JSONWriter {
             bytes.append(contentsOf: Array(v.description.utf8))
         }
     }
-    public mutating func timestamp(_ t: Timestamp) {
+    /// A value whose text the caller appends itself (e.g. a timestamp in RFC 3339 form): the separator first.
+    public mutating func rawValue(_ append: (inout [UInt8]) -> Void) {
         separate()
-        bytes.append(UInt8(ascii: "\""))
-        t.appendRFC3339(to: &bytes)
-        bytes.append(UInt8(ascii: "\""))
+        append(&bytes)
     }
 
     public mutating func value(_ v: JSONValue) {
