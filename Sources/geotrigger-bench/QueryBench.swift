@@ -22,6 +22,8 @@ struct QueryBench: AsyncParsableCommand {
     @Option(help: "Nearby radius, metres.") var radius = 500.0
     @Option(help: "Concurrent tasks asking the host.") var tasks = 4
     @Option(help: "Random seed.") var seed: UInt64 = 42
+    @Option(help: "Write the circles and each device's newest position here as CSV, for the PostGIS peer (Tools/bench/queries.py).")
+    var export: String?
 
     func run() async throws {
         guard let d = Workload.Density(rawValue: density) else { throw ValidationError("unknown density \(density)") }
@@ -52,6 +54,7 @@ struct QueryBench: AsyncParsableCommand {
         let memberships = states.reduce(0) { $0 + $1.memberships.count }
         print("# \(regions) circles (\(density)), \(devices) devices, \(fixes) fixes fed; \(memberships) memberships "
               + "(\(String(format: "%.2f", Double(memberships) / Double(max(1, devices)))) per device), region c0 holds \(occupied?.count ?? 0)")
+        if let export { try Self.export(w, states, to: export) }
         print("query\tpath\ttasks\tqueries\tqueries_per_s\tus_per_query\tanswers_per_query")
 
         var rng = SplitMix64(seed: seed &+ 1)
@@ -100,6 +103,17 @@ struct QueryBench: AsyncParsableCommand {
                    String(format: "%.2f", seconds * 1e6 / Double(count)), String(format: "%.2f", Double(answers) / Double(count))]
                 .joined(separator: "\t"))
         }
+    }
+
+    /// `regions.csv` (id, latitude, longitude, radius) and `positions.csv` (device, latitude, longitude).
+    static func export(_ w: Workload, _ states: [DeviceStatus], to folder: String) throws {
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        var regions = ""
+        for (k, c) in w.circles.enumerated() { regions += "c\(k),\(c.center.latitude),\(c.center.longitude),\(c.radius)\n" }
+        try regions.write(toFile: folder + "/regions.csv", atomically: true, encoding: .utf8)
+        var positions = ""
+        for s in states { if let p = s.lastPosition { positions += "\(s.device),\(p.latitude),\(p.longitude)\n" } }
+        try positions.write(toFile: folder + "/positions.csv", atomically: true, encoding: .utf8)
     }
 
     static func requestsJSON(_ w: Workload) -> String {
