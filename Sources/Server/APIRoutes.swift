@@ -55,9 +55,16 @@ struct APIRoutes: Sendable {
         // Everything that can fire notifications, behind the outbox's back-pressure: decided by the route matched.
         let ingestRoutes = router.group("v1").add(middleware: BackPressureMiddleware(pressure: pressure))
         ingestRoutes.post("fixes") { request, _ in
-            var reader = IngestReader(decoder: NDJSONFixDecoder(source: "request"), limit: limit) { batch async throws(Problem) in
+            let submit = { (batch: [(line: Int, record: LocationFix)]) async throws(Problem) -> [(line: Int, reason: FixRejection)] in
                 try await Problem.mapping { () async throws(HostError) in try await host.process(fixes: batch.map { (line: $0.line, fix: $0.record) }) }
             }
+            let format = try FixBodyFormat(request)
+            if format.format == .ndjson {
+                var reader = IngestReader(decoder: NDJSONFixDecoder(source: "request", defaultDevice: format.device), limit: limit, submit: submit)
+                reader.coalesce = true
+                return try await ingest(request, &reader)
+            }
+            var reader = IngestReader(decoder: try format.decoder(), limit: limit, submit: submit)
             reader.coalesce = true
             return try await ingest(request, &reader)
         }
@@ -185,6 +192,12 @@ struct APIRoutes: Sendable {
             throw error
         }
         for (kind, n) in summary.kinds { metrics.rejected(kind, count: n) }
+        // A client that is answered 200 takes its records as delivered: a body of which nothing was taken is an
+        // error it must hear about (a resend of records accepted before is not: those are duplicates, answered 200).
+        if summary.acceptedNothing {
+            return Response(status: .unprocessableContent, headers: [.contentType: "application/problem+json"],
+                            body: .init(byteBuffer: ByteBuffer(bytes: summary.problemJSON)))
+        }
         return Self.json(summary.json)
     }
 

@@ -63,8 +63,14 @@ struct IngestReader<Decoder: StreamingRecordDecoder> {
         } else {
             framer.finish { line, bytes in decode(line: line, bytes) }
         }
-        decoder.finish(onRecord: { _ in }, onError: { _ in })
+        var last: [Decoder.Record] = []
+        var errors: [IngestError] = []
+        decoder.finish(onRecord: { last.append($0) }, onError: { errors.append($0) })
+        // What the decoder held to the end (an XML element, a CSV row without its newline) counts on the last line.
+        for r in last { batch.append((framer.lineNumber, r)) }
+        for e in errors { reject(line: framer.lineNumber, field: e.field, reason: e.reason, kind: e.kind) }
         try await flush(all: true)
+        summary.warnings = decoder.warnings.map(\.description)
         return summary
     }
 
@@ -120,6 +126,8 @@ struct IngestSummary: Sendable {
     var accepted = 0
     var rejected = 0
     var errors: [Entry] = []
+    /// The decoder's warnings about the body as a whole.
+    var warnings: [String] = []
     /// Rejections by kind, for metrics.
     var kinds: [String: Int] = [:]
 
@@ -129,9 +137,37 @@ struct IngestSummary: Sendable {
         if errors.count < Self.errorListLimit { errors.append(Entry(line: line, field: field, reason: reason)) }
     }
 
+    /// Nothing in the body was taken: every record refused (a resend of records accepted before included: they
+    /// are duplicates or late, and the 4xx tells the client to stop sending them), or no record at all.
+    var acceptedNothing: Bool { accepted == 0 }
+
+    /// The 422 problem for a body that yielded nothing: the summary's fields beside the problem's.
+    var problemJSON: [UInt8] {
+        var w = JSONWriter(capacity: 256 + errors.count * 64)
+        w.beginObject()
+        w.field("type", "about:blank")
+        w.field("title", "Nothing accepted")
+        w.field("status", 422)
+        if rejected == 0 {
+            w.field("detail", "the body holds no record")
+        } else {
+            let first = errors.min { $0.line < $1.line }
+            w.field("detail", "all \(rejected) records were rejected" + (first.map { "; line \($0.line): \($0.reason)" } ?? ""))
+        }
+        writeFields(&w)
+        w.endObject()
+        return w.bytes
+    }
+
     var json: [UInt8] {
         var w = JSONWriter(capacity: 128 + errors.count * 64)
         w.beginObject()
+        writeFields(&w)
+        w.endObject()
+        return w.bytes
+    }
+
+    private func writeFields(_ w: inout JSONWriter) {
         w.field("accepted", accepted)
         w.field("rejected", rejected)
         w.key("errors")
@@ -144,7 +180,11 @@ struct IngestSummary: Sendable {
             w.endObject()
         }
         w.endArray()
-        w.endObject()
-        return w.bytes
+        if !warnings.isEmpty {
+            w.key("warnings")
+            w.beginArray()
+            for text in warnings { w.string(text) }
+            w.endArray()
+        }
     }
 }

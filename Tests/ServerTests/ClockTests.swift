@@ -79,7 +79,7 @@ import Testing
             let device = try await client.execute(uri: "/v1/devices/q", method: .get)
             #expect(device.text.contains(#""memberships":[]"#))
         }
-        #expect(try await server.sinkLines(atLeast: 1).isEmpty)
+        #expect(try await server.sinkLines(atLeast: 1, within: 5).isEmpty)
     }
 
     /// A fix dated 9999 is refused as `future`: it wedges neither its device nor the clock.

@@ -48,9 +48,10 @@ struct TestServer {
         return try await server.makeApplication().test(.live, body)
     }
 
-    /// The sink's lines once it has at least `count` (the dispatcher runs on its own), or what it has after 5 s.
-    func sinkLines(atLeast count: Int) async throws -> [String] {
-        for _ in 0..<100 {
+    /// The sink's lines once it has at least `count` (the dispatcher runs on its own), or what it has after `seconds`
+    /// (20 by default: on a loaded machine the whole suite runs its servers in parallel).
+    func sinkLines(atLeast count: Int, within seconds: Int = 20) async throws -> [String] {
+        for _ in 0..<(seconds * 20) {
             let lines = ((try? String(contentsOfFile: sinkPath, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
             if lines.count >= count { return lines }
             try await Task.sleep(for: .milliseconds(50))
