@@ -10,6 +10,9 @@ import TriggerEngine
 public struct OwnTracksDecoder: TraceDecoding, Sendable {
     public let source: String
     public let defaultDevice: String?
+    /// The device of every message, over `topic` and `tid`: the HTTP endpoint's `X-Limit-U`/`X-Limit-D` (the app's
+    /// user and device name, as the OwnTracks Recorder reads them).
+    public var device: String?
     /// Valid messages that are not locations.
     public private(set) var ignoredCount = 0
     /// `ignoredCount` by `_type`.
@@ -66,7 +69,9 @@ public struct OwnTracksDecoder: TraceDecoding, Sendable {
             do throws(FieldProblem) {
                 switch try Self.classify(message) {
                 case .location(let members):
-                    onFix(try Self.fix(members, defaultDevice: defaultDevice))
+                    var fix = try Self.fix(members, defaultDevice: device ?? defaultDevice)
+                    if let device { fix.device = device }
+                    onFix(fix)
                 case .ignored(let type):
                     ignoredCount += 1
                     ignoredTypes[type, default: 0] += 1

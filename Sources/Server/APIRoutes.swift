@@ -68,6 +68,7 @@ struct APIRoutes: Sendable {
             reader.coalesce = true
             return try await ingest(request, &reader)
         }
+        AppRoutes(host: host, limit: limit).register(on: router.group().add(middleware: BackPressureMiddleware(pressure: pressure)))
         ingestRoutes.post("sightings") { request, _ in
             var reader = IngestReader(decoder: NDJSONSightingDecoder(source: "request"), limit: limit) { batch async throws(Problem) in
                 try await Problem.mapping { () async throws(HostError) in try await host.process(sightings: batch.map { (line: $0.line, sighting: $0.record) }) }
