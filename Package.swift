@@ -166,7 +166,7 @@ let package = Package(
         // Shared by the test targets: seeded RNG and generated scenarios.
         .target(name: "TestSupport", dependencies: ["JSON", "TriggerEngine"], path: "Tests/TestSupport", swiftSettings: strict),
 
-        .testTarget(name: "GeometryTests", dependencies: ["Geometry"], swiftSettings: strict),
+        .testTarget(name: "GeometryTests", dependencies: ["Geometry", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "JournalTests",
             dependencies: ["Journal", .product(name: "Logging", package: "swift-log")],
@@ -185,7 +185,7 @@ let package = Package(
             name: "TriggerEngineTests",
             dependencies: ["JSON", "TriggerEngine", "Geometry", "TestSupport", .product(name: "PropertyBased", package: "swift-property-based")],
             swiftSettings: strict),
-        .testTarget(name: "IngestTests", dependencies: ["JSON", "Ingest", "TriggerEngine"], swiftSettings: strict),
+        .testTarget(name: "IngestTests", dependencies: ["JSON", "Ingest", "TriggerEngine", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "StorageTests", dependencies: ["JSON", "Storage", "TriggerEngine"], swiftSettings: strict),
         .testTarget(
             name: "ServerTests",

@@ -3,13 +3,15 @@
 # nothing. The Swift toolchain itself (6.1 or later) must already be on PATH.
 # `--tests` adds what only the test suite needs: headless Chromium (the HTML report test), openssl (the TLS
 # test makes its certificate and the MQTT tests their CA), python3-venv (Tools/api-check.sh), the mosquitto broker
-# and its clients (the MQTT tests start their own broker). `--bench` adds the mosquitto broker, PostgreSQL 15 + PostGIS 3 and psycopg2
+# and its clients (the MQTT tests start their own broker), gpsd and python3-gps with gpsfake (the gpsd input test
+# replays a receiver log through a real gpsd; gpsfake ships in gpsd-clients, which pulls ~70 GUI packages, so only
+# its files are unpacked, into /var/cache/geotrigger/gpsd-clients). `--bench` adds the mosquitto broker, PostgreSQL 15 + PostGIS 3 and psycopg2
 # (Tools/benchmark.sh's delivery step starts its own).
 set -euo pipefail
 
 packages=(pkg-config libgeos-dev libbluetooth-dev libsqlite3-dev libmosquitto-dev)
 case "${1:-}" in
-    --tests) packages+=(chromium openssl python3-venv mosquitto mosquitto-clients) ;;
+    --tests) packages+=(chromium openssl python3-venv mosquitto mosquitto-clients gpsd python3-gps) ;;
     --bench) packages+=(mosquitto postgresql-15-postgis-3 python3-psycopg2) ;;
 esac
 missing=()
@@ -25,3 +27,14 @@ if ((${#missing[@]})); then
         || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null; }
 fi
 command -v swift >/dev/null || { echo "setup: swift is not on PATH (Swift 6.1 or later is required)" >&2; exit 1; }
+if [ "${1:-}" = "--tests" ]; then
+    clients=/var/cache/geotrigger/gpsd-clients
+    if [ ! -x "$clients/usr/bin/gpsfake" ]; then
+        echo "setup: unpacking gpsfake (gpsd-clients) into $clients" >&2
+        work=$(mktemp -d)
+        (cd "$work" && apt-get download gpsd-clients >/dev/null 2>&1 || { apt-get update -qq && apt-get download gpsd-clients >/dev/null; })
+        mkdir -p "$clients"
+        dpkg-deb -x "$work"/gpsd-clients_*.deb "$clients"
+        rm -rf "$work"
+    fi
+fi

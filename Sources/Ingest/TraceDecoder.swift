@@ -9,6 +9,7 @@ public struct TraceDecoder: TraceDecoding, Sendable {
         case traccar(TraccarDecoder)
         case gpx(GPXDecoder)
         case nmea(NMEADecoder)
+        case gpsd(GpsdDecoder)
         /// Held only while a decoder is taken out to be mutated, so its buffers are never copied.
         case moving
     }
@@ -28,6 +29,7 @@ public struct TraceDecoder: TraceDecoding, Sendable {
             storage = .gpx(GPXDecoder(source: source, defaultDevice: defaultDevice, devicePerTrack: options.gpxDevicePerTrack,
                                       waypoints: options.gpxWaypoints))
         case .nmea: storage = .nmea(NMEADecoder(source: source, defaultDevice: defaultDevice))
+        case .gpsd: storage = .gpsd(GpsdDecoder(source: source, defaultDevice: defaultDevice))
         }
     }
 
@@ -37,6 +39,7 @@ public struct TraceDecoder: TraceDecoding, Sendable {
     public init(_ decoder: TraccarDecoder) { format = .traccar; storage = .traccar(decoder) }
     public init(_ decoder: GPXDecoder) { format = .gpx; storage = .gpx(decoder) }
     public init(_ decoder: NMEADecoder) { format = .nmea; storage = .nmea(decoder) }
+    public init(_ decoder: GpsdDecoder) { format = .gpsd; storage = .gpsd(decoder) }
 
     public mutating func decode(
         _ chunk: UnsafeRawBufferPointer, onFix: (LocationFix) -> Void, onError: (IngestError) -> Void
@@ -49,6 +52,7 @@ public struct TraceDecoder: TraceDecoding, Sendable {
         case .traccar(var d): storage = .moving; d.decode(chunk, onFix: onFix, onError: onError); storage = .traccar(d)
         case .gpx(var d): storage = .moving; d.decode(chunk, onFix: onFix, onError: onError); storage = .gpx(d)
         case .nmea(var d): storage = .moving; d.decode(chunk, onFix: onFix, onError: onError); storage = .nmea(d)
+        case .gpsd(var d): storage = .moving; d.decode(chunk, onFix: onFix, onError: onError); storage = .gpsd(d)
         case .moving: break
         }
     }
@@ -62,16 +66,19 @@ public struct TraceDecoder: TraceDecoding, Sendable {
         case .traccar(var d): storage = .moving; d.finish(onFix: onFix, onError: onError); storage = .traccar(d)
         case .gpx(var d): storage = .moving; d.finish(onFix: onFix, onError: onError); storage = .gpx(d)
         case .nmea(var d): storage = .moving; d.finish(onFix: onFix, onError: onError); storage = .nmea(d)
+        case .gpsd(var d): storage = .moving; d.finish(onFix: onFix, onError: onError); storage = .gpsd(d)
         case .moving: break
         }
     }
 
-    /// Valid records that are not fixes (OwnTracks non-location messages, Traccar events without a position).
+    /// Valid records that are not fixes (OwnTracks non-location messages, Traccar events without a position, gpsd
+    /// reports that are not fixes).
     public var ignoredCount: Int {
         switch storage {
         case .owntracks(let d): d.ignoredCount
         case .traccar(let d): d.ignoredCount
         case .nmea(let d): d.ignoredSentences
+        case .gpsd(let d): d.skipped.values.reduce(0, +)
         default: 0
         }
     }

@@ -1,7 +1,7 @@
 /// Which decoder reads an input: by its first bytes first, by file extension when the content says nothing.
 extension TraceFormat {
     /// Content rules, in order: `<?xml`/`<gpx` → gpx; a line starting `$` or `!` (after gpsd's `#` header lines) → nmea;
-    /// JSON with `"_type"` → owntracks; JSON with `"fixTime"`, `"deviceId"` or a forwarded `"position"` → traccar;
+    /// JSON with `"_type"` → owntracks; gpsd's reports (`"class":"TPV"`, `"VERSION"`, `"DEVICES"`) → gpsd; JSON with `"fixTime"`, `"deviceId"` or a forwarded `"position"` → traccar;
     /// other JSON → ndjson; a first line with a comma, semicolon or tab → csv. A few kilobytes of prefix are plenty.
     public static func detect(prefix: UnsafeRawBufferPointer, fileName: String) -> TraceFormat? {
         byContent(prefix) ?? byExtension(fileName)
@@ -34,6 +34,10 @@ extension TraceFormat {
         case UInt8(ascii: "{"), UInt8(ascii: "["):
             if sawComment { return nil }
             if contains(rest, "\"_type\"") { return .owntracks }
+            // gpsd's reports (`gpspipe -w`): every object has a class, the first a VERSION or a TPV.
+            if contains(rest, "\"class\":\"VERSION\"") || contains(rest, "\"class\":\"TPV\"") || contains(rest, "\"class\":\"DEVICES\"") {
+                return .gpsd
+            }
             if contains(rest, "\"fixTime\"") || contains(rest, "\"deviceId\"") || contains(rest, "\"deviceTime\"")
                 || contains(rest, "\"position\"")
             {

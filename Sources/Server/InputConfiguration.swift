@@ -1,10 +1,13 @@
-/// A stream of NDJSON records read besides the HTTP API: `[fixes:|sightings:]stdin` or
-/// `[fixes:|sightings:]tcp:HOST:PORT`. Records are fixes unless the prefix says sightings.
+/// A stream of records read besides the HTTP API: NDJSON from `[fixes:|sightings:]stdin` or a TCP listener
+/// `[fixes:|sightings:]tcp:HOST:PORT` (fixes unless the prefix says sightings), or the fixes of a gpsd daemon,
+/// `gpsd:HOST:PORT[?device=NAME]` (a client of gpsd's JSON protocol).
 public enum InputConfiguration: Sendable, Hashable {
     public enum Records: String, Sendable, CaseIterable { case fixes, sightings }
 
     case stdin(Records)
     case tcp(host: String, port: Int, Records)
+    /// A gpsd daemon's TPV reports; `device` names the device of every fix (else the report's receiver path).
+    case gpsd(host: String, port: Int, device: String?)
 
     /// Parses the command-line form; a failure says what is wrong.
     public static func parse(_ argument: String) -> Result<InputConfiguration, ServerConfigurationError> {
@@ -15,18 +18,35 @@ public enum InputConfiguration: Sendable, Hashable {
             rest = rest.dropFirst(r.rawValue.count + 1)
         }
         if rest == "stdin" { return .success(.stdin(records)) }
+        if rest.hasPrefix("gpsd:") {
+            var address = String(rest.dropFirst(5))
+            var device: String?
+            if let q = address.firstIndex(of: "?") {
+                let setting = address[address.index(after: q)...]
+                guard setting.hasPrefix("device="), setting.count > 7 else {
+                    return .failure(.init(reason: "input \(argument): the only gpsd setting is ?device=NAME"))
+                }
+                device = String(setting.dropFirst(7))
+                address = String(address[..<q])
+            }
+            guard records == .fixes, let (host, port) = splitHostPort(address), port > 0 else {
+                return .failure(.init(reason: "input \(argument): expected gpsd:HOST:PORT[?device=NAME] with a port 1…65535 (gpsd gives fixes)"))
+            }
+            return .success(.gpsd(host: host, port: port, device: device))
+        }
         if rest.hasPrefix("tcp:") {
             guard let (host, port) = splitHostPort(String(rest.dropFirst(4))) else {
                 return .failure(.init(reason: "input \(argument): expected tcp:HOST:PORT with a port 0…65535"))
             }
             return .success(.tcp(host: host, port: port, records))
         }
-        return .failure(.init(reason: "unknown input \(argument): use [fixes:|sightings:]stdin or [fixes:|sightings:]tcp:HOST:PORT"))
+        return .failure(.init(reason: "unknown input \(argument): use [fixes:|sightings:]stdin, [fixes:|sightings:]tcp:HOST:PORT or gpsd:HOST:PORT"))
     }
 
     public var records: Records {
         switch self {
         case .stdin(let r), .tcp(_, _, let r): r
+        case .gpsd: .fixes
         }
     }
 
@@ -35,6 +55,7 @@ public enum InputConfiguration: Sendable, Hashable {
         switch self {
         case .stdin(let r): "\(r.rawValue):stdin"
         case .tcp(let host, let port, let r): "\(r.rawValue):tcp:\(host):\(port)"
+        case .gpsd(let host, let port, _): "gpsd:\(host):\(port)"
         }
     }
 }

@@ -6,7 +6,8 @@ import NIOPosix
 import ServiceLifecycle
 import TriggerEngine
 
-/// An NDJSON input besides HTTP (`--input`): standard input, or every connection to a TCP listener. Records go
+/// An input besides HTTP (`--input`): NDJSON from standard input or every connection to a TCP listener, or a gpsd
+/// daemon (`StreamInput+Gpsd`). NDJSON records go
 /// through the same line framing and decoders as `POST /v1/fixes` and `/v1/sightings`, and each chunk read is a
 /// batch committed like an HTTP one. A bad line is logged with its line number and counted in
 /// `geotrigger_rejections_total`; it never stops the stream. Graceful shutdown stops reading.
@@ -23,6 +24,8 @@ struct StreamInput: Service {
             await ingest(StandardInputChunks().cancelOnGracefulShutdown(), source: input.name)
         case .tcp(let address, let port, _):
             try await listen(host: address, port: port)
+        case .gpsd(let address, let port, let device):
+            await followGpsd(host: address, port: port, device: device)
         }
     }
 
@@ -78,9 +81,11 @@ struct StreamInput: Service {
         }
     }
 
-    private func read<Chunks: AsyncSequence, D: StreamingRecordDecoder>(
+    /// Reads a stream to its end; returns how many records were accepted (also of a stream that failed part-way).
+    @discardableResult
+    func read<Chunks: AsyncSequence, D: StreamingRecordDecoder>(
         _ chunks: Chunks, _ reader: IngestReader<D>, source: String
-    ) async where Chunks.Element == ByteBuffer {
+    ) async -> Int where Chunks.Element == ByteBuffer {
         var reader = reader
         let logger = logger
         let metrics = ServerMetrics()
@@ -94,10 +99,12 @@ struct StreamInput: Service {
         do {
             let summary = try await reader.read(chunks)
             logger.notice("input ended", metadata: ["input": "\(source)", "accepted": "\(summary.accepted)", "rejected": "\(summary.rejected)"])
+            return summary.accepted
         } catch let problem as Problem {
             logger.warning("input stopped", metadata: ["input": "\(source)", "reason": "\(problem.detail)"])
         } catch {
             logger.warning("input failed", metadata: ["input": "\(source)", "error": "\(error)"])
         }
+        return reader.summary.accepted
     }
 }

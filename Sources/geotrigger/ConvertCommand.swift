@@ -18,7 +18,7 @@ struct ConvertCommand: ParsableCommand {
             \(ExitStatus.help(replay: false))
             """)
 
-    @Argument(help: "Trace files (GPX, NMEA, CSV, NDJSON, OwnTracks, Traccar) or a service's journal directory; `-` reads standard input.") var traces: [String]
+    @Argument(help: "Trace files (GPX, NMEA, CSV, NDJSON, OwnTracks, Traccar, gpsd JSON) or a service's journal directory; `-` reads standard input.") var traces: [String]
     @OptionGroup var input: TraceInputOptions
     @Option(name: .shortAndLong, help: "Write here instead of standard output.") var output: String?
     @Flag(help: "Stop at the first bad record or unusable file (exit 2).") var strict = false

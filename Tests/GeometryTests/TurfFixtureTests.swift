@@ -1,6 +1,7 @@
 import Foundation
 @testable import Geometry
 import Testing
+import TestSupport
 
 /// Turf's point-in-polygon and within/contains oracles (../shared/data/polygons/turf), against the locator the
 /// engine uses per fix and against GEOS itself.

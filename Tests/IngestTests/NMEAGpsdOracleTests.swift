@@ -1,6 +1,7 @@
 import JSON
 import Foundation
 import Testing
+import TestSupport
 import TriggerEngine
 @testable import Ingest
 

@@ -1,5 +1,6 @@
 import Ingest
 import Testing
+import TestSupport
 import TriggerEngine
 
 @Suite struct OwnTracksDecoderTests {

@@ -93,7 +93,7 @@ import Testing
     @Test func badFormatParametersAreRefused() async throws {
         try await TestServer().run { client in
             let unknown = try await client.execute(uri: "/v1/fixes?format=kml", method: .post, body: ByteBuffer(string: "x"))
-            #expect(unknown.status == .badRequest && unknown.text.contains("gpx, nmea, csv, ndjson, owntracks, traccar"), "\(unknown.text)")
+            #expect(unknown.status == .badRequest && unknown.text.contains("gpx, nmea, csv, ndjson, owntracks, traccar, gpsd"), "\(unknown.text)")
             let misplaced = try await client.execute(uri: "/v1/fixes?format=gpx&columns=device%3DV", method: .post, body: ByteBuffer(string: "x"))
             #expect(misplaced.status == .badRequest)
             let mapping = try await client.execute(uri: "/v1/fixes?format=csv&columns=colour%3DRed", method: .post, body: ByteBuffer(string: "x"))

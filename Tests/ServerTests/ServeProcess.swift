@@ -72,6 +72,10 @@ final class ServeProcess {
         throw ServeProcessError(log: (try? String(contentsOf: stderrURL, encoding: .utf8)) ?? "")
     }
 
+    func get(_ path: String) async throws -> TestClient.Response {
+        try await Self.send(.get, path, "", port: port)
+    }
+
     func post(_ path: String, _ body: String) async throws -> TestClient.Response {
         try await Self.send(.post, path, body, port: port)
     }
