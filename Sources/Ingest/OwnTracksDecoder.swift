@@ -107,7 +107,7 @@ public struct OwnTracksDecoder: TraceDecoding, Sendable {
     }
 
     /// `owntracks/jane/phone` → `jane/phone`; other topics give their last two levels.
-    static func deviceOfTopic(_ topic: String) -> String? {
+    public static func deviceOfTopic(_ topic: String) -> String? {
         let levels = topic.split(separator: "/", omittingEmptySubsequences: true)
         guard levels.count >= 2 else { return levels.first.map(String.init) }
         return levels[levels.count - 2] + "/" + levels[levels.count - 1]

@@ -1,3 +1,4 @@
+import MQTT
 /// A stream of records read besides the HTTP API: NDJSON from `[fixes:|sightings:]stdin` or a TCP listener
 /// `[fixes:|sightings:]tcp:HOST:PORT` (fixes unless the prefix says sightings), or the fixes of a gpsd daemon,
 /// `gpsd:HOST:PORT[?device=NAME]` (a client of gpsd's JSON protocol).
@@ -8,6 +9,8 @@ public enum InputConfiguration: Sendable, Hashable {
     case tcp(host: String, port: Int, Records)
     /// A gpsd daemon's TPV reports; `device` names the device of every fix (else the report's receiver path).
     case gpsd(host: String, port: Int, device: String?)
+    /// An MQTT subscription: OwnTracks messages (the device from the topic) or NDJSON fixes.
+    case mqtt(MQTTInputSpec)
 
     /// Parses the command-line form; a failure says what is wrong.
     public static func parse(_ argument: String) -> Result<InputConfiguration, ServerConfigurationError> {
@@ -18,6 +21,12 @@ public enum InputConfiguration: Sendable, Hashable {
             rest = rest.dropFirst(r.rawValue.count + 1)
         }
         if rest == "stdin" { return .success(.stdin(records)) }
+        if rest.lowercased().hasPrefix("mqtt://") || rest.lowercased().hasPrefix("mqtts://") {
+            guard records == .fixes else { return .failure(.init(reason: "input \(argument): an MQTT input gives fixes")) }
+            do { return .success(.mqtt(try MQTTInputSpec(parsing: String(rest)))) } catch {
+                return .failure(.init(reason: "input: \(error.reason)"))
+            }
+        }
         if rest.hasPrefix("gpsd:") {
             var address = String(rest.dropFirst(5))
             var device: String?
@@ -40,13 +49,13 @@ public enum InputConfiguration: Sendable, Hashable {
             }
             return .success(.tcp(host: host, port: port, records))
         }
-        return .failure(.init(reason: "unknown input \(argument): use [fixes:|sightings:]stdin, [fixes:|sightings:]tcp:HOST:PORT or gpsd:HOST:PORT"))
+        return .failure(.init(reason: "unknown input \(argument): use [fixes:|sightings:]stdin, [fixes:|sightings:]tcp:HOST:PORT, gpsd:HOST:PORT or mqtt://HOST:PORT/TOPIC-FILTER"))
     }
 
     public var records: Records {
         switch self {
         case .stdin(let r), .tcp(_, _, let r): r
-        case .gpsd: .fixes
+        case .gpsd, .mqtt: .fixes
         }
     }
 
@@ -56,6 +65,7 @@ public enum InputConfiguration: Sendable, Hashable {
         case .stdin(let r): "\(r.rawValue):stdin"
         case .tcp(let host, let port, let r): "\(r.rawValue):tcp:\(host):\(port)"
         case .gpsd(let host, let port, _): "gpsd:\(host):\(port)"
+        case .mqtt(let spec): spec.name
         }
     }
 }

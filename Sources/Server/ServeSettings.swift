@@ -24,7 +24,7 @@ public enum ServeSettings {
         .init("sink", flag: "sink", .strings, default: nil,
               help: "Where fired notifications go: ndjson:PATH, ndjson:- for standard output, webhook:URL (http or https), or mqtt[s]://[USER[:PASSWORD]@]HOST[:PORT]/TOPIC-TEMPLATE[?OPTIONS] (QoS 1; docs/service.md). Repeatable."),
         .init("input", flag: "input", .strings, default: nil,
-              help: "An input besides HTTP: NDJSON from [fixes:|sightings:]stdin or [fixes:|sightings:]tcp:HOST:PORT (loopback only), or a gpsd daemon's fixes from gpsd:HOST:PORT[?device=NAME] (reconnects with backoff). Repeatable."),
+              help: "An input besides HTTP: NDJSON from [fixes:|sightings:]stdin or [fixes:|sightings:]tcp:HOST:PORT (loopback only), a gpsd daemon's fixes from gpsd:HOST:PORT[?device=NAME] (reconnects with backoff), or an MQTT subscription, mqtt[s]://HOST:PORT/TOPIC-FILTER (OwnTracks or NDJSON payloads, persistent session). Repeatable."),
         .init("bluetooth", flag: "bluetooth", .string, default: nil,
               help: "Scan with this BlueZ adapter (hci0, or an index) and evaluate its beacon sightings; needs CAP_NET_RAW."),
         .init("token", flag: nil, .string, default: nil, secret: true,

@@ -26,6 +26,8 @@ struct StreamInput: Service {
             try await listen(host: address, port: port)
         case .gpsd(let address, let port, let device):
             await followGpsd(host: address, port: port, device: device)
+        case .mqtt(let spec):
+            await followMQTT(spec)
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// Runs the `geotrigger` executable built next to the test bundle and captures what it prints.
 struct CLIRunner {
@@ -12,18 +13,7 @@ struct CLIRunner {
     static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
 
-    static var executable: URL {
-        let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("geotrigger")
-        if FileManager.default.isExecutableFile(atPath: beside.path) { return beside }
-        // The test bundle may be a directory (.xctest) inside the build folder.
-        var dir = URL(fileURLWithPath: CommandLine.arguments[0])
-        for _ in 0..<4 {
-            dir = dir.deletingLastPathComponent()
-            let candidate = dir.appendingPathComponent("geotrigger")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-        }
-        return packageRoot.appendingPathComponent(".build/debug/geotrigger")
-    }
+    static var executable: URL { BuiltBinary.geotrigger }
 
     static func run(_ arguments: [String], stdin: String? = nil) throws -> Result {
         let p = Process()

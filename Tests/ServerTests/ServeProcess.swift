@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import HummingbirdTesting
 import NIOCore
+import TestSupport
 
 /// The built `geotrigger serve` executable as a child process on a port the system picks, for crash tests.
 final class ServeProcess {
@@ -9,17 +10,7 @@ final class ServeProcess {
     let stderrURL: URL
     private(set) var port = 0
 
-    static var executable: URL {
-        // The test bundle sits in the build folder next to the executable (or a few levels inside it).
-        var dir = URL(fileURLWithPath: CommandLine.arguments[0])
-        for _ in 0..<5 {
-            dir = dir.deletingLastPathComponent()
-            let candidate = dir.appendingPathComponent("geotrigger")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-        }
-        return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent(".build/debug/geotrigger")
-    }
+    static var executable: URL { BuiltBinary.geotrigger }
 
     /// - Parameter arguments: more `serve` arguments (further sinks, delivery options).
     convenience init(database: String, sink: String, directory: URL, arguments: [String] = []) throws {
