@@ -77,11 +77,11 @@ struct GpsdInputTests {
                 let lat = o["latitude"]?.doubleValue, let lon = o["longitude"]?.doubleValue else { return nil }
             return (t, lat, lon)
         }
-        // gpsd reports what it decodes in time; each journaled fix is one of its TPVs, in time order, from both logs.
+        // Each journaled fix is one of gpsd's TPVs, from both logs. (The journal holds every fix received, so a log
+        // gpsfake repeats before it is stopped is there again, rejected as late by the engine.)
         let reported = Set((expectedFirst + expectedSecond).map { "\($0.latitude),\($0.longitude)" })
         #expect(journaled.allSatisfy { reported.contains("\($0.latitude),\($0.longitude)") })
-        let times = journaled.compactMap { Timestamp(rfc3339: $0.time) }
-        #expect(times.count == journaled.count && zip(times, times.dropFirst()).allSatisfy { $0 <= $1 })
+        #expect(journaled.allSatisfy { Timestamp(rfc3339: $0.time) != nil })
         #expect(journaled.filter { $0.time.hasPrefix("2025-03-21") }.count >= 5 && journaled.filter { $0.time.hasPrefix("2026-02-12") }.count >= 5,
                 "\(journaled.count) fixes journaled")
     }
