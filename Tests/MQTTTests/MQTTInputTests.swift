@@ -78,15 +78,7 @@ struct MQTTInputTests {
 
         // Every message published, in the journal once or more (a redelivery after the restart is a duplicate the
         // engine drops), under the topic's device.
-        let export = Process()
-        export.executableURL = BuiltBinary.geotrigger
-        export.arguments = ["journal", "export", database + ".journal"]
-        let out = Pipe()
-        export.standardOutput = out
-        export.standardError = FileHandle.nullDevice
-        try export.run()
-        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        export.waitUntilExit()
+        let text = try BuiltBinary.output(["journal", "export", database + ".journal"]).stdout
         let fixes = text.split(separator: "\n").compactMap { try? JSONParser.parse(Array($0.utf8)) }
         #expect(Set(fixes.compactMap { $0["device"]?.stringValue }) == ["jane/phone"])
         let times = Set(fixes.compactMap { $0["timestamp"]?.stringValue })

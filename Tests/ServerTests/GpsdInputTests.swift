@@ -63,15 +63,7 @@ struct GpsdInputTests {
         server.stop()
 
         // What the service accepted, in order: gpsd's own TPVs for both logs, to the last digit.
-        let export = Process()
-        export.executableURL = ServeProcess.executable
-        export.arguments = ["journal", "export", database + ".journal"]
-        let out = Pipe()
-        export.standardOutput = out
-        export.standardError = FileHandle.nullDevice
-        try export.run()
-        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        export.waitUntilExit()
+        let text = try BuiltBinary.output(["journal", "export", database + ".journal"]).stdout
         let journaled = text.split(separator: "\n").compactMap { line -> (time: String, latitude: Double, longitude: Double)? in
             guard let o = try? JSONParser.parse(Array(line.utf8)), o["device"]?.stringValue == "rx", let t = o["timestamp"]?.stringValue,
                 let lat = o["latitude"]?.doubleValue, let lon = o["longitude"]?.doubleValue else { return nil }

@@ -1,20 +1,13 @@
 import Foundation
 import Server
 import Testing
+import TestSupport
 
 /// `geotrigger serve --help` shows every setting with its environment variable and default.
 @Suite struct ServeHelpTests {
     @Test func helpListsEverySettingItsVariableAndDefault() throws {
-        let process = Process()
-        process.executableURL = ServeProcess.executable
-        process.arguments = ["serve", "--help"]
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let help = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
+        let (status, help) = try BuiltBinary.output(["serve", "--help"])
+        #expect(status == 0)
         // The help wraps long rows: compare with every run of white space as one space.
         let flat = help.split(whereSeparator: { $0 == " " || $0 == "\n" }).joined(separator: " ")
         for setting in ServeSettings.all {

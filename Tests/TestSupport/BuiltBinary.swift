@@ -14,3 +14,19 @@ public enum BuiltBinary {
             .deletingLastPathComponent().appendingPathComponent(".build/debug/geotrigger")
     }
 }
+
+extension BuiltBinary {
+    /// Runs `geotrigger ARGUMENTS` to its end: its exit status and standard output (standard error discarded).
+    public static func output(_ arguments: [String]) throws -> (status: Int32, stdout: String) {
+        let process = Process()
+        process.executableURL = geotrigger
+        process.arguments = arguments
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationStatus, text)
+    }
+}

@@ -1,7 +1,7 @@
 """The fleet-like ingest workload shared by http_ingest.py and postgis_peer.py, so both sides (and `replay`) get the
 same fixes: circle requests (radius 100-500 m) in a 20 km square, and per connection its own devices random-walking
 up to 50 m per fix, in batches of NDJSON lines."""
-import math, random, threading, time
+import math, random, socket, threading, time
 
 LAT0, LON0, SPAN = 52.4, 13.2, 0.18
 
@@ -83,3 +83,12 @@ def run_connections(batches_per_connection, warmup, connect):
         raise RuntimeError(errors[0])
     latencies.sort()
     return elapsed, latencies, totals
+
+
+def free_port():
+    """A loopback TCP port the kernel just handed out, for a server the script starts."""
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port

@@ -16,13 +16,6 @@ import argparse, http.client, json, os, re, signal, socket, subprocess, sys, tem
 
 import fleet_workload
 
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
-
 def replay(binary, work, requests, work_items):
     """Runs `geotrigger replay` on the same fixes; returns (its own fixes/s, wall seconds, fixes)."""
     regions = os.path.join(work, "regions.json")
@@ -132,7 +125,7 @@ def main():
             import postgis_peer
             proc.send_signal(signal.SIGTERM)
             proc.wait(timeout=120)
-            p = postgis_peer.run(reqs, work_items, a.warmup, free_port())
+            p = postgis_peer.run(reqs, work_items, a.warmup, fleet_workload.free_port())
             print(f"postgis peer (PostgreSQL 15 + PostGIS 3, same batches and connections): fixes/s={p['rate']:,.0f} "
                   f"entries={p['entries']} exits={p['exits']} batch_latency_ms p50={p['p50']:.1f} p99={p['p99']:.1f}")
             print(f"ratio GeoTrigger/PostGIS = {rate / p['rate']:.2f}")

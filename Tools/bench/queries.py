@@ -16,7 +16,7 @@ Run with Debian's /usr/bin/python3 (python3-psycopg2; Tools/setup.sh --bench ins
 import argparse, os, random, re, socket, subprocess, sys, tempfile, threading, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import postgis_peer
+import fleet_workload, postgis_peer
 
 QUERIES = {
     "device-regions": ("SELECT r.id FROM regions r JOIN positions p ON ST_DWithin(r.center, p.g, r.radius, false) "
@@ -27,14 +27,6 @@ QUERIES = {
                "(SELECT ST_SetSRID(ST_MakePoint(%s, %s), 4326)::geography AS q) AS point "
                "WHERE ST_DWithin(g, q, %s, false) ORDER BY d LIMIT 100"),
 }
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
 
 
 def load(cluster, folder):
@@ -111,7 +103,7 @@ def main():
         "region-devices": [(f"c{rng.randrange(args.regions)}",) for _ in range(n)],
         "nearby": [(lon, lat, args.radius) for lat, lon in (rng.choice(points) for _ in range(max(1, n // 10)))],
     }
-    cluster = postgis_peer.Cluster(free_port())
+    cluster = postgis_peer.Cluster(fleet_workload.free_port())
     try:
         load(cluster, folder)
         print(f"# PostGIS 3 on PostgreSQL 15, {args.connections} connections; GeoTrigger's best of 1 or several tasks")
