@@ -34,6 +34,16 @@ final class CacheAlignedArray<Element> {
         }
     }
 
+    /// Room for `n` elements without growing (a restore that knows how many it will append).
+    func reserveCapacity(_ n: Int) {
+        guard n > capacity else { return }
+        let bigger = CacheAlignedArray.allocate(n)
+        bigger.moveInitialize(from: base, count: count)
+        UnsafeMutableRawPointer(base).deallocate()
+        base = bigger
+        capacity = n
+    }
+
     func append(_ e: Element) {
         if count == capacity {
             let bigger = CacheAlignedArray.allocate(capacity * 2)

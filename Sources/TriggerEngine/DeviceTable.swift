@@ -67,6 +67,13 @@ struct DeviceTable {
         }
     }
 
+    /// Room for `n` devices without rehashing on the way (a restore of a checkpoint that says how many).
+    mutating func reserve(_ n: Int) {
+        var capacity = words.count
+        while (n + tombstones) * 4 > capacity * 3 { capacity *= 2 }
+        if capacity > words.count { rehash(to: capacity) }
+    }
+
     private mutating func rehash(to capacity: Int) {
         let old = words
         words = [UInt64](repeating: Self.empty, count: capacity)
