@@ -98,6 +98,7 @@ let package = Package(
             name: "Delivery",
             dependencies: [
                 "Storage", "TriggerEngine", "MQTT",
+                .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -155,7 +156,7 @@ let package = Package(
             name: "geotrigger-bench",
             dependencies: [
                 "JSON",
-                "TriggerEngine", "Beacons", "Storage", "Delivery", "MQTT", "Host",
+                "TriggerEngine", "Beacons", "Storage", "Delivery", "MQTT", "Host", "Journal",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -191,7 +192,7 @@ let package = Package(
             name: "ServerTests",
             dependencies: [
                 "JSON",
-                "Server", "Storage", "TriggerEngine", "Delivery", "TestSupport",
+                "Server", "Storage", "TriggerEngine", "Delivery", "Journal", "TestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Hummingbird", package: "hummingbird"),

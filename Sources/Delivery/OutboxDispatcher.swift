@@ -7,6 +7,7 @@ import Storage
 /// server; on graceful shutdown it stops taking new batches and returns once those in flight are settled.
 public final class OutboxDispatcher: Service, Sendable {
     let store: Store
+    public let outbox: JournalOutbox
     let workers: [SinkWorker]
     let signal: OutboxSignal
     public let pressure: OutboxPressure
@@ -14,21 +15,23 @@ public final class OutboxDispatcher: Service, Sendable {
     /// How often the outbox's extent (and with it the age bound) is re-read without a wake-up.
     let refreshInterval: Duration
 
-    public init(store: Store, sinks: [ConfiguredSink], signal: OutboxSignal, configuration: DeliveryConfiguration,
-                logger: Logger, refreshInterval: Duration = .seconds(1)) {
+    /// - Parameter outbox: the host's outbox, made for exactly these sinks' names.
+    public init(store: Store, outbox: JournalOutbox, sinks: [ConfiguredSink], signal: OutboxSignal,
+                configuration: DeliveryConfiguration, logger: Logger, refreshInterval: Duration = .seconds(1)) {
+        precondition(outbox.sinks == sinks.map(\.sink.name), "the outbox was made for other sinks")
         self.store = store
+        self.outbox = outbox
         self.signal = signal
         self.logger = logger
         self.refreshInterval = refreshInterval
         let pressure = OutboxPressure(maximumEntries: configuration.maximumEntries, maximumAge: configuration.maximumAge,
                                       logger: logger)
         self.pressure = pressure
-        let names = sinks.map(\.sink.name)
         workers = sinks.map {
-            SinkWorker(configured: $0, store: store, allSinks: names, retry: configuration.retry, window: configuration.window,
+            SinkWorker(configured: $0, store: store, outbox: outbox, retry: configuration.retry, window: configuration.window,
                        pressure: pressure, logger: logger)
         }
-        pressure.refresh(from: store)
+        pressure.refresh(from: outbox)
     }
 
     /// After `run` has returned (shutdown): one more delivery pass over every sink, each batch tried once, so what
@@ -44,14 +47,14 @@ public final class OutboxDispatcher: Service, Sendable {
     public var sinkNames: [String] { workers.map(\.configured.sink.name) }
 
     public func run() async throws {
-        let workers = workers, signal = signal, store = store, pressure = pressure, interval = refreshInterval
+        let workers = workers, signal = signal, outbox = outbox, pressure = pressure, interval = refreshInterval
         await withGracefulShutdownHandler {
             await withDiscardingTaskGroup { group in
                 for w in workers { group.addTask { await w.run() } }
                 // Commits that fired notifications wake every sink.
                 group.addTask {
                     for await _ in signal.stream {
-                        pressure.refresh(from: store)
+                        pressure.refresh(from: outbox)
                         for w in workers { w.wake() }
                     }
                 }
@@ -59,7 +62,7 @@ public final class OutboxDispatcher: Service, Sendable {
                 group.addTask {
                     while !Task.isShuttingDownGracefully {
                         do { try await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) } } catch { break }
-                        pressure.refresh(from: store)
+                        pressure.refresh(from: outbox)
                         for w in workers { w.wake() }
                     }
                     signal.finish()

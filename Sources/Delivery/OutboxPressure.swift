@@ -47,14 +47,10 @@ public final class OutboxPressure: Sendable {
             + "\(Int(maximumAge.seconds)) s): sinks are behind; retry later"
     }
 
-    /// Re-reads the outbox's extent from the store (constant time).
-    public func refresh(from store: Store) {
-        do {
-            let extent = try store.read { db in try OutboxRepository().extent(in: db) }
-            update(entries: extent.entries, oldest: extent.oldest)
-        } catch {
-            logger.error("cannot read the outbox extent", metadata: ["error": "\(error)"])
-        }
+    /// Re-reads the outbox's extent (constant time).
+    public func refresh(from outbox: JournalOutbox) {
+        let extent = outbox.extent
+        update(entries: extent.entries, oldest: extent.oldest)
     }
 
     func update(entries: Int, oldest: Timestamp?) {

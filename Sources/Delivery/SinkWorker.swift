@@ -5,15 +5,15 @@ import TriggerEngine
 /// Delivers the outbox to one sink. Entries are read in sequence order into a bounded window and queued per lane
 /// (per device; one lane for the whole outbox when the sink's concurrency is 1). Up to `concurrency` lanes deliver
 /// at once, each in order; a lane that fails retryably backs off on its own and blocks only its device (until its
-/// backlog fills the window). Every outcome is stored before the entries leave memory: acknowledged or
-/// dead-lettered entries are settled for the sink, its cursor moves over the contiguous settled prefix, and entries
-/// every sink has settled are deleted from the outbox.
+/// backlog fills the window). Every outcome is stored before the entries leave the window: dead letters are
+/// written, the sink's cursor moves over the contiguous settled prefix (one row), and the outbox lets go of what
+/// every sink has settled. Entries settled beyond the cursor (a later device's) are remembered in memory only: a
+/// restart delivers them again, with the same deliveryIds.
 actor SinkWorker {
     let configured: ConfiguredSink
     var sink: any NotificationSink { configured.sink }
     let store: Store
-    /// Every configured sink's name: an entry leaves the outbox once all of them settled it.
-    let allSinks: [String]
+    let outbox: JournalOutbox
     let retry: RetryPolicy
     let window: Int
     let pressure: OutboxPressure
@@ -35,11 +35,11 @@ actor SinkWorker {
     private let wakeups: AsyncStream<Void>
     private let continuation: AsyncStream<Void>.Continuation
 
-    init(configured: ConfiguredSink, store: Store, allSinks: [String], retry: RetryPolicy, window: Int,
+    init(configured: ConfiguredSink, store: Store, outbox: JournalOutbox, retry: RetryPolicy, window: Int,
          pressure: OutboxPressure, logger: Logger) {
         self.configured = configured
         self.store = store
-        self.allSinks = allSinks
+        self.outbox = outbox
         self.retry = retry
         self.window = window
         self.pressure = pressure
@@ -110,21 +110,13 @@ actor SinkWorker {
 
     private func refill() {
         guard queued < window else { return }
-        do {
-            let name = sink.name, limit = window - queued
-            let start = readThrough
-            let entries = try store.read { db in
-                let after = try start ?? OutboxRepository().cursor(sink: name, in: db)
-                return (after, try OutboxRepository().unsettled(sink: name, after: after, limit: limit, in: db))
-            }
-            readThrough = entries.1.last?.sequence ?? entries.0
-            for e in entries.1 { lanes[lane(of: e), default: []].append(e) }
-            queued += entries.1.count
-            metrics.depth.record(try store.read { db in try OutboxRepository().depth(sink: name, in: db) })
-        } catch {
-            logger.error("cannot read the outbox; retrying", metadata: ["error": "\(error)"])
-            wake(after: retry.initial)
-        }
+        let name = sink.name
+        let after = readThrough ?? outbox.cursor(of: name)
+        let entries = outbox.entries(after: after, limit: window - queued)
+        readThrough = entries.last?.sequence ?? after
+        for e in entries { lanes[lane(of: e), default: []].append(e) }
+        queued += entries.count
+        metrics.depth.record(outbox.depth(of: name))
     }
 
     private func lane(of entry: OutboxEntry) -> String { configured.concurrency == 1 ? "" : entry.device }
@@ -226,7 +218,7 @@ actor SinkWorker {
                 if queue.count > skip { lowest = min(lowest ?? .max, queue[skip].sequence) }
             }
             let cursor = lowest.map { $0 - 1 } ?? readThrough ?? 0
-            let result = await Self.store(outcomes, cursor: cursor, sink: sink.name, allSinks: allSinks, in: store)
+            let result = await Self.store(outcomes, cursor: cursor, sink: sink.name, in: store)
             let now = Timestamp.wallClock()
             // The file refusing acknowledgements is no reason to deliver the same entries twice a second forever:
             // back off as for a failing sink, up to the longest retry wait.
@@ -253,7 +245,14 @@ actor SinkWorker {
                 item.done.resume(returning: true)
             }
             switch result {
-            case .success(let deleted): if deleted > 0 { pressure.refresh(from: store) }
+            case .success:
+                let settled = outbox.settle(sink: sink.name, through: cursor)
+                if settled.released > 0 { pressure.refresh(from: outbox) }
+                if settled.legacyDrained {
+                    do { try store.clearLegacyOutbox() } catch {
+                        logger.error("cannot empty the legacy outbox table; its settled rows are skipped at the next start", metadata: ["error": "\(error)"])
+                    }
+                }
             case .failure(let error):
                 logger.error("cannot store acknowledgements; will deliver again", metadata: [
                     "error": "\(error)", "attempt": "\(failedSettlements)", "retryIn": "\(backoff)"])
@@ -265,10 +264,10 @@ actor SinkWorker {
         if queued < window / 2 { wake() }
     }
 
-    /// One transaction for many outcomes, off the actor so lanes can queue more meanwhile. Returns how many
-    /// entries left the outbox.
+    /// One transaction for many outcomes, off the actor so lanes can queue more meanwhile: the dead letters and
+    /// the sink's new cursor.
     private nonisolated static func store(_ outcomes: [(batch: [OutboxEntry], dead: (status: Int?, response: String)?, attempts: Int)],
-                                          cursor: Int64, sink: String, allSinks: [String], in store: Store) async -> Result<Int, any Error> {
+                                          cursor: Int64, sink: String, in store: Store) async -> Result<Void, any Error> {
         let now = Timestamp.wallClock()
         return Result {
             try store.write { db in
@@ -280,8 +279,7 @@ actor SinkWorker {
                         }
                     }
                 }
-                try OutboxRepository().settle(sink: sink, sequences: outcomes.flatMap { $0.batch.map(\.sequence) }, cursor: cursor, in: db)
-                return try OutboxRepository().deleteSettled(sinks: allSinks, in: db)
+                try OutboxRepository().acknowledge(sink: sink, through: cursor, in: db)
             }
         }
     }

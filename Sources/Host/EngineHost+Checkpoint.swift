@@ -8,7 +8,7 @@ extension EngineHost {
     public var changesSinceCheckpoint: UInt64 { changesSinceCheckpointCount }
 
     /// Takes a checkpoint of the whole state as of now and writes it, then frees the journal records no one needs:
-    /// those before the older checkpoint kept (the fallback) and already in the outbox. The state is encoded on
+    /// those before the older checkpoint kept (the fallback) whose notifications every sink settled. The state is encoded on
     /// the actor (a consistent cut between two records); the file is written and synced off it, while input goes
     /// on. Returns the position it covers, or nil when one is already being written.
     @discardableResult
@@ -27,7 +27,8 @@ extension EngineHost {
         checkpointPositions.insert(position, at: 0)
         changesSinceCheckpointCount -= min(changes, changesSinceCheckpointCount)
         if checkpointPositions.count > 2 { checkpointPositions.removeLast(checkpointPositions.count - 2) }
-        let keepFrom = min(checkpointPositions.last ?? position, feeder.oldestPending ?? position)
+        let keepFrom = min(checkpointPositions.last ?? position, feeder.oldestPending ?? position,
+                           outbox.lowestPosition ?? position)
         try log.dropRecords(before: keepFrom)
         metrics.checkpoint.record(duration: ContinuousClock.now - started)
         metrics.checkpointBytes.record(body.count)

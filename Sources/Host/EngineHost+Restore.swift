@@ -13,7 +13,7 @@ public struct RestoreReport: Sendable, Hashable {
     public var devices = 0
     /// Journal records applied after the checkpoint.
     public var replayed = 0
-    /// Notifications whose journal records were not yet in the outbox: fed again.
+    /// Notifications read again from the journal for sinks that had not settled them.
     public var refed = 0
     /// Replayed records whose notifications differ from the ones journaled (must stay 0: the engine is
     /// deterministic; a non-zero count is logged loudly).
@@ -39,7 +39,7 @@ extension EngineHost {
     }
 
     /// Restart: the newest valid checkpoint, then every journal record after it applied in order through the same
-    /// path as live input. Notifications of records the outbox has not taken yet are queued for it again.
+    /// path as live input. Notifications some sink has not settled are read again into the outbox.
     static func restore(store: Store, log: any HostLog, configuration: TriggerEngine.Configuration, recover: Bool,
                         feeder: OutboxFeeder, logger: Logger) throws -> Restored {
         let started = ContinuousClock.now
@@ -85,7 +85,8 @@ extension EngineHost {
             logger.notice("restore: read the state of a version before the journal from the database", metadata: [
                 "requests": "\(legacy.requests)", "devices": "\(legacy.devices)"])
         }
-        let fed = try store.outboxFedPosition()
+        // Without sinks nothing is read again: the position past the journal's end.
+        let fed = try feeder.outbox.refeedPosition(legacyFed: store.outboxFedPosition()) ?? UInt64.max
         var refeed: [(UInt64, [RecordedNotification])] = []
         var previous: UInt64?
         try log.forEachRecord(from: min(fed, start)) { position, record in

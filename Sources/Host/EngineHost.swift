@@ -11,8 +11,9 @@ import TriggerEngine
 /// behind it, so the order in the journal is the order of evaluation.
 ///
 /// Engine state reaches the disk only as periodic checkpoints (`checkpoint()`); a restart loads the newest and
-/// replays the journal after it (`EngineHost+Restore`). The outbox the sinks deliver from is fed from the journal
-/// by `OutboxFeeder`, off the request path.
+/// replays the journal after it (`EngineHost+Restore`). The sinks deliver from the journal: `OutboxFeeder` hands
+/// each durable record's notifications to the in-memory `JournalOutbox`, and a restart reads them again from the
+/// lowest sink cursor.
 ///
 /// If a journal write fails, memory is ahead of the journal and cannot be rolled back: the host refuses further
 /// changes (and `/readyz` says so) until a restart replays what is durable.
@@ -21,6 +22,7 @@ public actor EngineHost {
     public nonisolated let store: Store
     public nonisolated let log: any HostLog
     public nonisolated let feeder: OutboxFeeder
+    public nonisolated let outbox: JournalOutbox
     public nonisolated let outboxSignal: OutboxSignal
     public nonisolated let restored: RestoreReport
     let logger: Logger
@@ -38,16 +40,29 @@ public actor EngineHost {
     var checkpointRunning = false
     /// Records since the newest checkpoint that changed more than the clock.
     var changesSinceCheckpointCount: UInt64 = 0
-    /// Notifications journaled but not yet in the outbox table at which fixes and sightings are refused (503).
+    /// Notifications journaled but not yet durable at which fixes and sightings are refused (503).
     public nonisolated let feedBacklogLimit: Int
 
     /// Restores the engine from the newest checkpoint and the journal after it (see `EngineHost+Restore`).
-    public init(store: Store, log: any HostLog, configuration: TriggerEngine.Configuration, recover: Bool = false,
-                feedBacklogLimit: Int = 200_000, logger: Logger) throws {
+    /// - Parameter sinks: the names of the configured sinks, whose stored cursors say from where the outbox must
+    ///   be read again; with none, notifications are journaled and held for no one.
+    public init(store: Store, log: any HostLog, configuration: TriggerEngine.Configuration, sinks: [String] = [],
+                recover: Bool = false, feedBacklogLimit: Int = 200_000, logger: Logger) throws {
         self.feedBacklogLimit = feedBacklogLimit
         let signal = OutboxSignal()
-        let feeder = OutboxFeeder(store: store, log: log, signal: signal, logger: logger)
+        let stored = try store.sinkCursors()
+        let legacy = try store.legacyOutbox()
+        // A file from the version that kept an outbox table counted a sink without a row as having settled nothing.
+        let outbox = JournalOutbox(sinks: sinks, cursors: stored,
+                                   newSinksStart: legacy.isEmpty ? JournalOutbox.cursor(before: log.nextPosition) : 0)
+        outbox.loadLegacy(legacy)
+        // A sink's start is stored before anything is delivered: were it not, a sink that had settled nothing when
+        // the process died would, at the next start, be taken for a new one and skip what it never received.
+        let added = outbox.cursors.filter { stored[$0.key] == nil }
+        if !added.isEmpty { try store.registerSinks(added) }
+        let feeder = OutboxFeeder(outbox: outbox, log: log, signal: signal, logger: logger)
         let restore = try Self.restore(store: store, log: log, configuration: configuration, recover: recover, feeder: feeder, logger: logger)
+        self.outbox = outbox
         self.state = restore.state
         self.store = store
         self.log = log
@@ -244,11 +259,11 @@ public actor EngineHost {
 
     private func checkIntake() throws(HostError) {
         guard intakeOpen else { throw .shuttingDown }
-        // Notifications journaled faster than the outbox table takes them wait in memory: past the bound, new input
-        // waits (503) rather than memory growing without end. They are durable in the journal meanwhile.
+        // Notifications journaled faster than fsyncs make them durable wait in memory: past the bound, new input
+        // waits (503) rather than memory growing without end.
         let backlog = feeder.backlog
         if backlog >= feedBacklogLimit {
-            throw .unavailable("\(backlog) notifications are waiting to enter the outbox (bound \(feedBacklogLimit)); retry shortly")
+            throw .unavailable("\(backlog) notifications are waiting for the journal's fsync (bound \(feedBacklogLimit)); retry shortly")
         }
     }
 }

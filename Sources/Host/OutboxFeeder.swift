@@ -1,37 +1,31 @@
-import Journal
 import Delivery
+import Journal
 import Logging
 import ServiceLifecycle
 import Storage
 import Synchronization
 import TriggerEngine
 
-/// Copies the notifications the journal holds into the outbox table the sinks deliver from, in large
-/// transactions and off the request path. Each transaction also records the journal position it reached, so a
-/// restart re-feeds only what came after (and the outbox skips a deliveryId it already has).
-///
-/// A notification is fed only once its journal record is durable: the outbox never holds what a crash could
-/// take back.
+/// Hands the notifications of journal records to the outbox the sinks deliver from, once each record is durable:
+/// a sink never sees what a crash could take back. Records are queued in journal order by the host as it writes
+/// them, and moved to the outbox as fsyncs cover them, off the request path.
 public final class OutboxFeeder: Service, Sendable {
     private struct Pending {
         var records: [(position: UInt64, notifications: [RecordedNotification])] = []
         var count = 0
     }
 
-    /// Notifications per transaction, at most (whole records).
-    static let batchLimit = 20_000
-
     private let pending = Mutex(Pending())
     private let wake: AsyncStream<Void>
     private let wakeContinuation: AsyncStream<Void>.Continuation
-    let store: Store
+    let outbox: JournalOutbox
     let log: any HostLog
     let signal: OutboxSignal
     let logger: Logger
     let metrics = HostMetrics()
 
-    init(store: Store, log: any HostLog, signal: OutboxSignal, logger: Logger) {
-        self.store = store
+    public init(outbox: JournalOutbox, log: any HostLog, signal: OutboxSignal, logger: Logger) {
+        self.outbox = outbox
         self.log = log
         self.signal = signal
         self.logger = logger
@@ -39,8 +33,8 @@ public final class OutboxFeeder: Service, Sendable {
     }
 
     /// Queues the notifications of the record at `position` (called in journal order).
-    func enqueue(position: UInt64, _ notifications: [RecordedNotification]) {
-        guard !notifications.isEmpty else { return }
+    public func enqueue(position: UInt64, _ notifications: [RecordedNotification]) {
+        guard !notifications.isEmpty, !outbox.sinks.isEmpty else { return }
         let backlog = pending.withLock { p in
             p.records.append((position, notifications))
             p.count += notifications.count
@@ -50,7 +44,7 @@ public final class OutboxFeeder: Service, Sendable {
         wakeContinuation.yield()
     }
 
-    /// Notifications waiting for the outbox.
+    /// Notifications journaled and not yet durable (so not yet in the outbox).
     public var backlog: Int { pending.withLock { $0.count } }
 
     /// The position of the oldest record whose notifications are not in the outbox yet.
@@ -65,50 +59,35 @@ public final class OutboxFeeder: Service, Sendable {
         }
     }
 
-    /// Feeds everything queued, retrying a failing store with backoff until it succeeds or the task is cancelled.
-    /// Returns true when nothing is left.
+    /// Moves every queued record that is durable into the outbox. Returns true when nothing is left, false when
+    /// the journal failed (those records were never acknowledged, and a restart reads only what is on disk).
     @discardableResult
     public func feedPending() async -> Bool {
-        var delay = Duration.milliseconds(100)
         while true {
-            let batch = pending.withLock { p -> [(position: UInt64, notifications: [RecordedNotification])] in
-                var out: [(position: UInt64, notifications: [RecordedNotification])] = []
-                var n = 0
-                for r in p.records {
-                    if n > 0 && n + r.notifications.count > Self.batchLimit { break }
-                    out.append(r)
-                    n += r.notifications.count
-                }
-                return out
-            }
-            guard let last = batch.last else { return true }
-            let through = last.position + 1
+            guard let last = pending.withLock({ $0.records.last?.position }) else { return true }
             do {
-                try await log.waitDurable(through: through)
+                try await log.waitDurable(through: last + 1)
             } catch {
-                // The journal could not make them durable: they were never acknowledged, and a restart replays
-                // only what is on disk. Nothing to feed.
                 logger.error("outbox feed stopped: the journal failed", metadata: ["error": "\(error)"])
                 return false
             }
-            let entries = batch.flatMap { r in
-                r.notifications.map { Store.OutboxFeedEntry(deliveryId: $0.deliveryId, identifier: $0.identifier, device: $0.device,
-                                                            json: $0.json, firedAt: $0.firedAt) }
+            let now = Timestamp.wallClock()
+            let batch = pending.withLock { p in
+                let taken = p.records.prefix { $0.position <= last }
+                p.records.removeFirst(taken.count)
+                p.count -= taken.reduce(0) { $0 + $1.notifications.count }
+                return Array(taken)
             }
-            do {
-                try store.feedOutbox(entries, through: through)
-            } catch {
-                logger.error("cannot write the outbox; retrying", metadata: ["error": "\(error)", "retryIn": "\(delay)"])
-                do { try await Task.sleep(for: delay) } catch { return false }
-                delay = min(delay * 2, .seconds(5))
-                continue
+            var entries: [OutboxEntry] = []
+            entries.reserveCapacity(batch.reduce(0) { $0 + $1.notifications.count })
+            for (position, notifications) in batch {
+                for (i, n) in notifications.enumerated() {
+                    entries.append(OutboxEntry(sequence: JournalOutbox.sequence(position: position, index: i), deliveryId: n.deliveryId,
+                                               identifier: n.identifier, device: n.device, json: n.json, createdAt: n.firedAt,
+                                               enqueuedAt: now))
+                }
             }
-            delay = .milliseconds(100)
-            let backlog = pending.withLock { p in
-                p.records.removeFirst(batch.count)
-                p.count -= entries.count
-                return p.count
-            }
+            outbox.append(entries)
             metrics.feedBacklog.record(backlog)
             signal.notify()
         }

@@ -52,12 +52,12 @@ public struct GeoTriggerServer: Sendable {
         } catch {
             throw ServerConfigurationError(reason: "cannot open the journal \(configuration.effectiveJournalPath): \(error)\(configuration.recover ? "" : "; start with --recover to keep what precedes the damage")")
         }
+        let sinks = try configuration.sinks.map { sink throws(DeliveryFailure) in try sink.makeSink(configuration.delivery) }
         self.host = try EngineHost(store: store, log: log, configuration: configuration.engineConfiguration,
-                                   recover: configuration.recover, logger: logger)
+                                   sinks: sinks.map(\.sink.name), recover: configuration.recover, logger: logger)
         self.checkpoints = CheckpointScheduler(host: host, interval: .milliseconds(Int64(configuration.checkpointInterval * 1000)),
                                                recordLimit: UInt64(configuration.checkpointRecords), logger: logger)
-        let sinks = try configuration.sinks.map { sink throws(DeliveryFailure) in try sink.makeSink(configuration.delivery) }
-        self.dispatcher = OutboxDispatcher(store: store, sinks: sinks, signal: host.outboxSignal,
+        self.dispatcher = OutboxDispatcher(store: store, outbox: host.outbox, sinks: sinks, signal: host.outboxSignal,
                                            configuration: configuration.delivery, logger: logger)
         self.ticker = configuration.clock == .wall ? ClockTicker(host: host, logger: logger) : nil
         self.metricsText = metricsText
@@ -202,7 +202,7 @@ public struct GeoTriggerServer: Sendable {
         if delivered {
             logger.notice("shutdown: outbox flushed to every sink")
         } else {
-            logger.error("shutdown: some sink failed; its undelivered notifications stay in the outbox for the next start")
+            logger.error("shutdown: some sink failed; its undelivered notifications stay in the journal and are delivered after the next start")
         }
         do {
             try host.store.close()

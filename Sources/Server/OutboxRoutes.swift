@@ -40,14 +40,13 @@ struct OutboxRoutes: Sendable {
         }
         let pressure = dispatcher.pressure
         let names = dispatcher.sinkNames
-        let (extent, sinks, letters) = try store.read { db in
-            let sinks = try names.map { name in
-                (name: name, cursor: try OutboxRepository().cursor(sink: name, in: db),
-                 depth: try OutboxRepository().depth(sink: name, in: db),
-                 oldest: try OutboxRepository().oldestUnsettled(sink: name, in: db),
-                 dead: try DeadLetterRepository().count(sink: name, in: db))
-            }
-            return (try OutboxRepository().extent(in: db), sinks, try DeadLetterRepository().all(limit: limit, in: db))
+        let outbox = dispatcher.outbox
+        let (dead, letters) = try store.read { db in
+            (try names.map { try DeadLetterRepository().count(sink: $0, in: db) }, try DeadLetterRepository().all(limit: limit, in: db))
+        }
+        let extent = outbox.extent
+        let sinks = zip(names, dead).map { name, dead in
+            (name: name, cursor: outbox.cursor(of: name), depth: outbox.depth(of: name), oldest: outbox.oldestUnsettled(of: name), dead: dead)
         }
         let now = Timestamp.wallClock()
         func age(_ t: Timestamp?, _ w: inout JSONWriter) {

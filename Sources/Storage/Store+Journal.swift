@@ -2,51 +2,39 @@ import GRDB
 import TriggerEngine
 
 /// What a journal-backed host keeps in the SQLite file: not engine state (that is the journal and its
-/// checkpoints) but what readers and the delivery need: the outbox, fed from the journal in large transactions
-/// with the journal position it has reached, and the request tables the API lists.
+/// checkpoints) but what readers and the delivery need: the sinks' cursors and dead letters, and the request tables
+/// the API lists. Notifications are delivered from the journal.
 extension Store {
-    /// One notification to append to the outbox.
-    public struct OutboxFeedEntry: Sendable, Hashable {
-        public var deliveryId: String
-        public var identifier: String
-        public var device: String
-        public var json: String
-        public var firedAt: Timestamp
-
-        public init(deliveryId: String, identifier: String, device: String, json: String, firedAt: Timestamp) {
-            self.deliveryId = deliveryId
-            self.identifier = identifier
-            self.device = device
-            self.json = json
-            self.firedAt = firedAt
-        }
-    }
-
     static let fedKey = "journal.fed"
     static let legacyStateKeys = ["generation", "revisionCounter", "now"]
 
-    /// The journal position up to which the outbox holds every notification (0 on a new file).
+    /// The journal position up to which a legacy outbox table holds every notification (0 on a new file).
     public func outboxFedPosition() throws -> UInt64 {
         try read { db in
             try String.fetchOne(db, sql: "SELECT value FROM engine_meta WHERE key = ?", arguments: [Self.fedKey]).flatMap { UInt64($0) } ?? 0
         }
     }
 
-    /// Appends notifications to the outbox and records that it now holds everything before `position`, in one
-    /// transaction. A deliveryId already there is skipped (a restart re-feeds from the last recorded position).
-    public func feedOutbox(_ entries: [OutboxFeedEntry], through position: UInt64) throws {
-        let now = Timestamp.wallClock().microseconds
+    /// The sinks' stored cursors.
+    public func sinkCursors() throws -> [String: Int64] {
+        try read { db in try OutboxRepository().cursors(in: db) }
+    }
+
+    /// Stores the starting cursors of sinks that have none yet (a cursor already stored is never moved back).
+    public func registerSinks(_ cursors: [String: Int64]) throws {
         try write { db in
-            let insert = try db.cachedStatement(sql: """
-                INSERT OR IGNORE INTO outbox (delivery_id, identifier, device, json, created_at, enqueued_at)
-                VALUES (?, ?, ?, ?, ?, ?)
-                """)
-            for e in entries {
-                try insert.execute(arguments: [e.deliveryId, e.identifier, e.device, e.json, e.firedAt.microseconds, now])
-            }
-            try db.execute(sql: "INSERT OR REPLACE INTO engine_meta (key, value) VALUES (?, ?)",
-                           arguments: [Self.fedKey, String(position)])
+            for (sink, cursor) in cursors { try OutboxRepository().acknowledge(sink: sink, through: cursor, in: db) }
         }
+    }
+
+    /// Every row of the legacy outbox table (a version that copied notifications into SQLite), oldest first.
+    public func legacyOutbox() throws -> [OutboxEntry] {
+        try read { db in try OutboxRepository().entries(after: 0, limit: Int.max, in: db) }
+    }
+
+    /// Empties the legacy outbox table: every sink has settled its rows.
+    public func clearLegacyOutbox() throws {
+        try write { db in try OutboxRepository().deleteLegacy(in: db) }
     }
 
     /// Whether the file holds engine state written before the journal (a service upgraded in place): requests or

@@ -2,16 +2,19 @@ import JSON
 import ArgumentParser
 import Delivery
 import Foundation
+import Host
 import Hummingbird
+import Journal
 import Logging
 import ServiceLifecycle
 import Storage
 import Synchronization
 import TriggerEngine
 
-/// The outbox to a local webhook or MQTT broker: the real dispatcher and sink over a real SQLite file, delivering to
-/// a Hummingbird receiver on loopback in the same process, or to a mosquitto started for the run with a QoS 1
-/// subscriber in the same process.
+/// The journal to a local webhook or MQTT broker: notifications written as journal records to real segment files
+/// (fsync'd), handed to the outbox by the host's feeder, delivered by the real dispatcher and sink (cursors and
+/// dead letters in a real SQLite file) to a Hummingbird receiver on loopback in the same process, or to a
+/// mosquitto started for the run with a QoS 1 subscriber in the same process.
 struct DeliveryBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "delivery",
@@ -51,90 +54,113 @@ struct DeliveryBench: AsyncParsableCommand {
         var missingTotal = 0
         print("sink\tcase\tbatch\tconcurrency\tnotifications\tseconds\tnotifications_per_s\tp50_ms\tp99_ms\tmissing")
         for batch in target.batches {
-            // Throughput: a backlog (the scheduler was down), drained until every acknowledgement is stored.
-            let store = try Self.store(logger)
-            var sequence = 0
-            try Self.append(store, template, count: notifications, devices: devices, from: &sequence)
+            // Throughput: a backlog (the scheduler was down), drained until every cursor is stored past it.
             arrivals.reset()
-            let configured = try target.makeSink(batch)
-            let dispatcher = Self.dispatcher(store, configured, logger: logger)
+            var backlog = try Bench(sink: try target.makeSink(batch), logger: logger)
+            var sequence = 0
+            try await backlog.journal(template, count: notifications, devices: devices, from: &sequence)
             let start = ContinuousClock.now
-            let task = Task { try await dispatcher.run() }
-            while try store.read({ db in try OutboxRepository().extent(in: db).entries }) > 0 { try await Task.sleep(for: .milliseconds(5)) }
+            let backlogDispatcher = backlog.dispatcher
+            let task = Task { try await backlogDispatcher.run() }
+            while backlog.outbox.extent.entries > 0 { try await Task.sleep(for: .milliseconds(5)) }
             let elapsed = (ContinuousClock.now - start).seconds
             task.cancel()
             _ = try? await task.value
-            await target.close(configured)
+            await target.close(backlog.sink)
             // A broker acknowledges before its subscribers have everything: wait for them before counting.
             let missing = await arrivals.missing(count: notifications)
             missingTotal += missing
-            print([sink.rawValue, "backlog", "\(batch)", "\(configured.concurrency)", "\(notifications)", String(format: "%.2f", elapsed),
+            print([sink.rawValue, "backlog", "\(batch)", "\(backlog.sink.concurrency)", "\(notifications)", String(format: "%.2f", elapsed),
                    String(format: "%.0f", Double(notifications) / elapsed), "-", "-", "\(missing)"].joined(separator: "\t"))
 
-            // Latency: a steady stream, each commit's notifications timed from the commit to their arrival.
-            let live = try Self.store(logger)
+            // Latency: a steady stream, each record's notifications timed from before its journal write (so the
+            // fsync is included) to their arrival.
             arrivals.reset()
-            let signal = OutboxSignal()
-            let liveSink = try target.makeSink(batch)
-            let liveDispatcher = Self.dispatcher(live, liveSink, logger: logger, signal: signal)
+            var live = try Bench(sink: try target.makeSink(batch), logger: logger)
+            let liveFeeder = live.feeder, liveDispatcher = live.dispatcher
+            let feederTask = Task { try await liveFeeder.run() }
             let liveTask = Task { try await liveDispatcher.run() }
             var committed: [String: Int64] = [:]
             var liveSequence = 0
-            let perCommit = 10, interval = Duration.seconds(1) * (Double(perCommit) / Double(rate))
-            let commits = rate * seconds / perCommit
+            let perRecord = 10, interval = Duration.seconds(1) * (Double(perRecord) / Double(rate))
+            let records = rate * seconds / perRecord
             var next = ContinuousClock.now
-            for _ in 0..<commits {
+            for _ in 0..<records {
                 let first = liveSequence
-                try Self.append(live, template, count: perCommit, devices: devices, from: &liveSequence)
                 let at = Timestamp.wallClock().microseconds
+                try live.write(template, count: perRecord, devices: devices, from: &liveSequence)
                 for k in first..<liveSequence { committed["bench/\(k)"] = at }
-                signal.notify()
                 next += interval
                 try await Task.sleep(until: next)
             }
             let total = liveSequence
             let liveMissing = await arrivals.missing(count: total)
             missingTotal += liveMissing
+            feederTask.cancel()
             liveTask.cancel()
             _ = try? await liveTask.value
-            await target.close(liveSink)
+            await target.close(live.sink)
+            live.log.close()
+            backlog.log.close()
             let received = arrivals.arrivals
             var latencies = committed.compactMap { id, at in received[id].map { Double($0 - at) / 1000 } }.sorted()
             if latencies.isEmpty { latencies = [0] }
             func pct(_ p: Double) -> String { String(format: "%.2f", latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))]) }
-            print([sink.rawValue, "steady", "\(batch)", "\(liveSink.concurrency)", "\(total)", "\(seconds)", "\(rate)", pct(0.50), pct(0.99),
+            print([sink.rawValue, "steady", "\(batch)", "\(live.sink.concurrency)", "\(total)", "\(seconds)", "\(rate)", pct(0.50), pct(0.99),
                    "\(liveMissing)"].joined(separator: "\t"))
         }
         return missingTotal
     }
 
-    static func dispatcher(_ store: Store, _ sink: ConfiguredSink, logger: Logger, signal: OutboxSignal = OutboxSignal()) -> OutboxDispatcher {
-        var configuration = DeliveryConfiguration()
-        configuration.retry = RetryPolicy(initial: .milliseconds(10), maximum: .milliseconds(100))
-        return OutboxDispatcher(store: store, sinks: [sink], signal: signal, configuration: configuration, logger: logger)
-    }
+    /// One run's journal, feeder, outbox and dispatcher, in a new temporary folder.
+    struct Bench {
+        let sink: ConfiguredSink
+        let log: FileHostLog
+        let outbox: JournalOutbox
+        let feeder: OutboxFeeder
+        let dispatcher: OutboxDispatcher
+        private var writer = ByteWriter(capacity: 1 << 16)
 
-    static func store(_ logger: Logger) throws -> Store {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("delivery-bench-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        return try Store(path: dir.appendingPathComponent("g.sqlite").path, logger: logger)
-    }
+        init(sink: ConfiguredSink, logger: Logger) throws {
+            let dir = FileManager.default.temporaryDirectory.appendingPathComponent("delivery-bench-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+            let store = try Store(path: dir.appendingPathComponent("g.sqlite").path, logger: logger)
+            self.sink = sink
+            log = try FileHostLog(directory: dir.appendingPathComponent("journal").path, logger: logger)
+            outbox = JournalOutbox(sinks: [sink.sink.name], cursors: [:])
+            let signal = OutboxSignal()
+            feeder = OutboxFeeder(outbox: outbox, log: log, signal: signal, logger: logger)
+            var configuration = DeliveryConfiguration()
+            configuration.retry = RetryPolicy(initial: .milliseconds(10), maximum: .milliseconds(100))
+            dispatcher = OutboxDispatcher(store: store, outbox: outbox, sinks: [sink], signal: signal, configuration: configuration,
+                                          logger: logger)
+        }
 
-    /// Appends `count` notifications (deliveryIds `bench/N`, devices round-robin) in transactions of at most 1000.
-    static func append(_ store: Store, _ template: FiredNotification, count: Int, devices: Int, from sequence: inout Int) throws {
-        var left = count
-        while left > 0 {
-            let n = min(left, 1000), first = sequence
-            try store.write { db in
-                for k in first..<(first + n) {
-                    var f = template
-                    f.deliveryId = "bench/\(k)"
-                    f.device = "device-\(k % devices)"
-                    try OutboxRepository().append(f, in: db)
-                }
+        /// Writes `count` notifications (deliveryIds `bench/N`, devices round-robin) as one journal record and
+        /// queues them for the outbox (the feeder moves them once the fsync covers them).
+        mutating func write(_ template: FiredNotification, count: Int, devices: Int, from sequence: inout Int) throws {
+            var notifications: [RecordedNotification] = []
+            for k in sequence..<(sequence + count) {
+                var f = template
+                f.deliveryId = "bench/\(k)"
+                f.device = "device-\(k % devices)"
+                notifications.append(RecordedNotification(f))
             }
-            sequence += n
-            left -= n
+            let record = HostRecord(input: .clock(template.firedAt), notifications: notifications).journalRecord(using: &writer)
+            let range = try log.write([record])
+            feeder.enqueue(position: range.lowerBound, notifications)
+            sequence += count
+        }
+
+        /// A backlog: `count` notifications in records of at most 1,000, durable and in the outbox on return.
+        mutating func journal(_ template: FiredNotification, count: Int, devices: Int, from sequence: inout Int) async throws {
+            var left = count
+            while left > 0 {
+                let n = min(left, 1000)
+                try write(template, count: n, devices: devices, from: &sequence)
+                left -= n
+            }
+            await feeder.feedPending()
         }
     }
 

@@ -39,7 +39,7 @@ import TriggerEngine
     }
 
     /// `count` real notifications from the engine, devices round-robin, appended to a new outbox.
-    static func outbox(count: Int, devices: Int) throws -> (Store, [FiredNotification]) {
+    static func outbox(count: Int, devices: Int) throws -> (Store, JournalOutbox, [FiredNotification]) {
         let json = """
             {"identifier": "partial", "content": {"title": "{device} {event}"},
              "trigger": {"type": "location", "repeats": true,
@@ -59,13 +59,19 @@ import TriggerEngine
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("partial-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         let store = try Store(path: dir.appendingPathComponent("g.sqlite").path, logger: Logger(label: "partial"))
-        try store.write { db in for f in fired { try OutboxRepository().append(f, in: db) } }
-        return (store, fired)
+        // As the host's feeder does: the notifications of durable journal records, a few per record.
+        let outbox = JournalOutbox(sinks: ["picky"], cursors: [:])
+        outbox.append(fired.enumerated().map { k, f in
+            OutboxEntry(sequence: JournalOutbox.sequence(position: UInt64(k / 3), index: k % 3), deliveryId: f.deliveryId,
+                        identifier: f.identifier, device: f.device, json: f.jsonLine, createdAt: f.firedAt, enqueuedAt: .wallClock())
+        })
+        #expect(outbox.extent.entries == fired.count)
+        return (store, outbox, fired)
     }
 
     @Test(arguments: [1, 4])
     func onlyTheRefusedEntryIsDeadLetteredAndTheRestArriveInOrder(concurrency: Int) async throws {
-        let (store, fired) = try Self.outbox(count: 120, devices: 4)
+        let (store, outbox, fired) = try Self.outbox(count: 120, devices: 4)
         let ids = fired.map(\.deliveryId)
         let refused = Set(stride(from: 3, to: ids.count, by: 11).map { ids[$0] })
         let flaky = Set(stride(from: 7, to: ids.count, by: 13).map { ids[$0] }).subtracting(refused)
@@ -73,12 +79,12 @@ import TriggerEngine
         var logger = Logger(label: "partial")
         logger.logLevel = .critical
         let dispatcher = OutboxDispatcher(
-            store: store, sinks: [ConfiguredSink(sink: sink, concurrency: concurrency, batchSize: 16)], signal: OutboxSignal(),
+            store: store, outbox: outbox, sinks: [ConfiguredSink(sink: sink, concurrency: concurrency, batchSize: 16)], signal: OutboxSignal(),
             configuration: DeliveryConfiguration(retry: RetryPolicy(initial: .milliseconds(5), maximum: .milliseconds(20))),
             logger: logger, refreshInterval: .milliseconds(20))
         let run = Task { try await dispatcher.run() }
         let deadline = ContinuousClock.now + .seconds(90)
-        while ContinuousClock.now < deadline, try store.read({ db in try OutboxRepository().depth(sink: "picky", in: db) }) > 0 {
+        while ContinuousClock.now < deadline, outbox.depth(of: "picky") > 0 {
             try await Task.sleep(for: .milliseconds(20))
         }
         run.cancel()
@@ -99,5 +105,9 @@ import TriggerEngine
         let letters = try store.read { db in try DeadLetterRepository().all(sink: "picky", limit: 1000, in: db) }
         #expect(Set(letters.map(\.entry.deliveryId)) == refused)
         #expect(letters.count == refused.count)
+        // The cursor is stored past everything and the outbox let go of it all.
+        #expect(outbox.extent.entries == 0)
+        #expect(try store.read { db in try OutboxRepository().cursor(sink: "picky", in: db) } == outbox.cursor(of: "picky"))
+        #expect(JournalOutbox.position(of: outbox.cursor(of: "picky")) == UInt64((fired.count - 1) / 3))
     }
 }

@@ -50,10 +50,10 @@ import TriggerEngine
     /// Runs `inputs` through a host on a memory log and a fresh store; returns the outbox.
     static func uninterrupted(_ inputs: [HostInput], fixture f: HostFixture) async throws -> [String: String] {
         let store = try Store(path: f.directory + "/reference.sqlite", logger: f.logger)
-        let host = try EngineHost(store: store, log: MemoryHostLog(), configuration: HostFixture.eventClock, logger: f.logger)
+        let host = try EngineHost(store: store, log: MemoryHostLog(), configuration: HostFixture.eventClock, sinks: HostFixture.sinks, logger: f.logger)
         for input in inputs { try await send(input, to: host) }
         #expect(await host.feeder.feedPending())
-        return try HostFixture.outbox(store)
+        return HostFixture.outbox(host)
     }
 
     @Test(arguments: 0..<16)
@@ -65,7 +65,7 @@ import TriggerEngine
 
         var rng = SplitMix(seed: seed &* 7919 &+ 13)
         let log = MemoryHostLog()
-        var host = try EngineHost(store: try f.store(), log: log, configuration: HostFixture.eventClock, logger: f.logger)
+        var host = try EngineHost(store: try f.store(), log: log, configuration: HostFixture.eventClock, sinks: HostFixture.sinks, logger: f.logger)
         var k = 0
         // Two crashes at random inputs; checkpoints at random inputs between; the outbox fed only sometimes.
         for _ in 0..<2 {
@@ -77,7 +77,7 @@ import TriggerEngine
                 if rng.chance(0.2) { await host.feeder.feedPending() }
             }
             log.crash()
-            host = try EngineHost(store: try f.store(), log: log, configuration: HostFixture.eventClock, logger: f.logger)
+            host = try EngineHost(store: try f.store(), log: log, configuration: HostFixture.eventClock, sinks: HostFixture.sinks, logger: f.logger)
             #expect(host.restored.divergent == 0)
         }
         while k < inputs.count {
@@ -85,7 +85,7 @@ import TriggerEngine
             k += 1
         }
         #expect(await host.feeder.feedPending())
-        let outbox = try HostFixture.outbox(host.store)
+        let outbox = HostFixture.outbox(host)
         #expect(outbox.count == reference.count)
         let missing = reference.keys.filter { outbox[$0] == nil }.sorted().prefix(3)
         let extra = outbox.keys.filter { reference[$0] == nil }.sorted().prefix(3)

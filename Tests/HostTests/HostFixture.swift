@@ -23,10 +23,12 @@ final class HostFixture {
 
     static var eventClock: TriggerEngine.Configuration { TriggerEngine.Configuration(clock: .eventTime) }
 
-    /// Every outbox row as (deliveryId, json), by deliveryId.
-    static func outbox(_ store: Store) throws -> [String: String] {
-        let rows = try store.read { db in try OutboxRepository().entries(after: 0, limit: 10_000_000, in: db) }
-        return Dictionary(rows.map { ($0.deliveryId, $0.json) }, uniquingKeysWith: { a, _ in a })
+    /// One sink that never settles anything: the outbox keeps every notification, across restarts too.
+    static let sinks = ["test"]
+
+    /// Every notification the outbox holds as (deliveryId, json), by deliveryId.
+    static func outbox(_ host: EngineHost) -> [String: String] {
+        Dictionary(host.outbox.all.map { ($0.deliveryId, $0.json) }, uniquingKeysWith: { a, _ in a })
     }
 
     static func fix(_ device: String, _ second: Int, inside: Bool) -> LocationFix {

@@ -2,15 +2,16 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import Server
+import TestSupport
 import Testing
 
 /// The outbox's bound refuses ingest by the route a request reaches, whatever spelling of its path got it there.
 @Suite struct BackPressureRouteTests {
     @Test func everySpellingOfAnIngestPathIsRefusedAtTheBound() async throws {
         let server = try TestServer()
-        // No sink: fired entries stay, so one entry reaches a bound of one.
+        // A webhook no one listens on: fired entries stay, so one entry reaches a bound of one.
         var c = server.configuration()
-        c.sinks = []
+        c.sinks = [.webhook(url: "http://127.0.0.1:\(try LoopbackPort.free())/hook")]
         c.delivery.maximumEntries = 1
         try await server.run(configuration: c) { client in
             _ = try await client.execute(uri: "/v1/requests/alex", method: .put, body: ByteBuffer(string: requestJSON()))

@@ -1,5 +1,7 @@
+import Delivery
 import Foundation
 import HummingbirdTesting
+import Journal
 import Logging
 import Storage
 import Testing
@@ -7,7 +9,7 @@ import Testing
 /// kill -9 at a random moment of an ingest stream, restart on the same file, resend the stream from the start:
 /// the notifications (deduplicated by deliveryId, since delivery is at least once) are exactly those of an
 /// uninterrupted run, in the same order; and a notification arrives twice only if its delivery had not been
-/// acknowledged when the process died (it was still in the outbox file).
+/// acknowledged when the process died (its journal holds it past the sink's stored cursor).
 @Suite(.serialized) struct CrashTests {
     static let devices = (0..<8).map { "dev-\($0)" }
 
@@ -18,7 +20,7 @@ import Testing
         }.joined(separator: "\n")
     }
 
-    /// Runs the stream; with `killAfter`, returns the deliveryIds still unacknowledged in the outbox at the kill.
+    /// Runs the stream; with `killAfter`, returns the deliveryIds the sink had not settled at the kill.
     @discardableResult
     func run(database: String, sink: String, directory: URL, killAfter: Int?, arguments: [String] = []) async throws -> Set<String> {
         var unacknowledged = Set<String>()
@@ -34,9 +36,7 @@ import Testing
             server.kill9()
             _ = await inFlight.value
             // What the dead process left in its file: the entries its only sink had not acknowledged.
-            let store = try Store(path: database, logger: Logger(label: "crash-tests"))
-            unacknowledged = Set(try store.read { db in try OutboxRepository().entries(after: 0, limit: 1_000_000, in: db) }.map(\.deliveryId))
-            try store.close()
+            unacknowledged = try Self.unsettled(database: database)
             server = try ServeProcess(database: database, sink: sink, directory: directory, arguments: arguments)
             try await server.waitUntilListening()
             // The client does not know which fixes were committed: it sends them all again. (Not the request: its
@@ -46,6 +46,22 @@ import Testing
         try await Task.sleep(for: .milliseconds(500))
         server.stop()
         return unacknowledged
+    }
+
+    /// The notifications in a dead service's journal past its one sink's stored cursor.
+    static func unsettled(database: String) throws -> Set<String> {
+        let store = try Store(path: database, logger: Logger(label: "crash-tests"))
+        let cursor = try store.sinkCursors().values.first ?? 0
+        try store.close()
+        var reader = try JournalReader(directory: database + ".journal")
+        var out = Set<String>()
+        while let (position, record) = try reader.next() {
+            for (k, n) in try HostRecord(record, position: position).notifications.enumerated()
+            where JournalOutbox.sequence(position: position, index: k) > cursor {
+                out.insert(n.deliveryId)
+            }
+        }
+        return out
     }
 
     /// The sink file's lines, each deliveryId's first only, and the deliveryIds that came more than once.

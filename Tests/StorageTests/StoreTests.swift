@@ -61,20 +61,21 @@ import TriggerEngine
         #expect(try store.read { db in try DeviceStateRepository().count(in: db) } == 0)
     }
 
-    @Test func outboxKeepsOrderIgnoresRepeatedDeliveryIdsAndTracksEachSink() throws {
+    @Test func legacyOutboxKeepsOrderIgnoresRepeatedDeliveryIdsAndCursorsNeverMoveBack() throws {
         let store = try open()
         let appended = try store.write { db in
             try ["r/d/1-1", "r/d/1-2", "r/d/1-1"].map { try OutboxRepository().append(Self.notification($0), in: db) }
         }
         #expect(appended == [true, true, false])
-        let entries = try store.read { db in try OutboxRepository().entries(after: 0, limit: 10, in: db) }
+        let entries = try store.legacyOutbox()
         #expect(entries.map(\.deliveryId) == ["r/d/1-1", "r/d/1-2"])
         try store.write { db in try OutboxRepository().acknowledge(sink: "a", through: entries[0].sequence, in: db) }
         // A cursor never moves back.
         try store.write { db in try OutboxRepository().acknowledge(sink: "a", through: 0, in: db) }
         let reopened = try open()
-        #expect(try reopened.read { db in try OutboxRepository().depth(sink: "a", in: db) } == 1)
-        #expect(try reopened.read { db in try OutboxRepository().depth(sink: "b", in: db) } == 2)
+        #expect(try reopened.sinkCursors() == ["a": entries[0].sequence])
+        try reopened.clearLegacyOutbox()
+        #expect(try reopened.legacyOutbox().isEmpty)
     }
 
     @Test func countersSurviveReopening() throws {
