@@ -75,7 +75,7 @@ final class BluetoothInput: Service, @unchecked Sendable {
         do {
             try await host.observerStarted(device: observer, at: .wallClock())
         } catch {
-            logger.warning("cannot record that the scanner listens; first sightings count as unknown until exitTimeout",
+            logger.warning("cannot record that the scanner listens; its first sightings set the initial state",
                            metadata: ["input": "bluetooth:\(adapter)", "reason": "\(error)"])
         }
         logger.notice("input opened", metadata: ["input": "bluetooth:\(adapter)", "observer": "\(observer)"])

@@ -23,8 +23,8 @@ struct ScanCommandTests {
         let r = try CLIRunner.run(["scan", "--btsnoop", capture, "--observer", "gw-1", "--regions", CLIRunner.fixture("beacon-regions.json")])
         #expect(r.status == 0, "\(r.stderr)")
         let ns = try r.lines.map { try JSONParser.parse($0) }
-        // Major 42 is first heard 2.3 s after the capture's first report: with a 1 s exit timeout the observer has
-        // listened long enough, so it is an entry.
+        // Major 42 is first heard 2.3 s after the capture's first report, past the initial scan window (here the
+        // 1 s exit timeout, shorter than 2 s): it arrived, so it is an entry (docs/semantics.md "Beacons").
         #expect(ns.map { $0["identifier"]?.stringValue } == ["booth-42"])
         #expect(ns.first?["beacon"]?["major"]?.doubleValue == 42)
     }
