@@ -155,7 +155,14 @@ struct ScanCommand: ParsableCommand {
     }
 
     func report(_ s: BeaconScanPipeline.Statistics, sightings: Int) {
-        FileHandle.standardError.write(
-            "advertising reports \(s.advertisements), beacons \(s.beacons), malformed events \(s.malformedEvents)\n".data(using: .utf8)!)
+        var line = "advertising reports \(s.advertisements), beacons \(s.beacons), malformed events \(s.malformedEvents)"
+        // Quirks only when there were any: the usual capture has none.
+        for (n, what) in [(s.oversizedLegacyReports, "legacy reports over 31 bytes"),
+                          (s.reassembledAdvertisements, "reassembled from fragments"),
+                          (s.truncatedAdvertisements, "truncated"), (s.abandonedAdvertisements, "abandoned unfinished")]
+        where n > 0 {
+            line += ", \(what) \(n)"
+        }
+        FileHandle.standardError.write((line + "\n").data(using: .utf8)!)
     }
 }
