@@ -4,7 +4,8 @@ import TriggerEngine
 /// What `geotrigger scan` runs for both live scanning (`HCIScanner`) and btsnoop replay (`BTSnoopReader`), so the
 /// two paths cannot drift apart.
 public struct BeaconScanPipeline: Sendable {
-    /// The observer named in every sighting (the gateway's device id).
+    /// The observer named in every sighting (the gateway's device id); during `replay` with adapter naming, the
+    /// observer of the record's adapter.
     public var observer: String
     public var decoder: BeaconFrameDecoder
     public var estimator: ProximityEstimator
@@ -120,14 +121,34 @@ public struct BeaconScanPipeline: Sendable {
     }
 
     /// Replays a capture to its end: every beacon sighting in its HCI events, in file order, stamped with the record
-    /// times. `controllerIndex` limits a Linux-monitor capture to one controller (hciN). A corrupt file ends the
+    /// times. `controllerIndex` limits a Linux-monitor capture to one controller (hciN). With `observerForAdapter`,
+    /// a monitor capture's sightings name the observer of the adapter that heard them: the function is given the
+    /// adapter's name from the capture's "New Index" record (`hci1`), else `hciN` for controller index N (the
+    /// kernel's own naming); records without an index (H4, H1 captures) keep `observer`. A corrupt file ends the
     /// replay with its `BTSnoopError`; a malformed event inside a good record is counted and skipped.
     public mutating func replay(_ reader: BTSnoopReader, controllerIndex: UInt16? = nil,
+                                observerForAdapter: ((String) -> String)? = nil,
                                 _ body: (BeaconSighting) throws -> Void) throws {
+        let fallback = observer
+        defer { observer = fallback }
+        // Made once per adapter, so a record costs a dictionary lookup, not a string.
+        var observers: [UInt16: String] = [:]
         while let record = try reader.next() {
+            if let observerForAdapter, let index = record.controllerIndex, let name = record.newIndexAdapterName {
+                observers[index] = observerForAdapter(name)
+                continue
+            }
             guard let event = record.hciEvent else { continue }
             let index = record.controllerIndex
             if let controllerIndex, index != nil, index != controllerIndex { continue }
+            if let observerForAdapter {
+                if let index {
+                    if observers[index] == nil { observers[index] = observerForAdapter("hci\(index)") }
+                    observer = observers[index] ?? fallback
+                } else {
+                    observer = fallback
+                }
+            }
             try forEachSighting(hciEvent: event, source: index ?? 0, timestamp: record.timestamp, body)
         }
         finish()

@@ -177,8 +177,8 @@ import TriggerEngine
         try w.appendEvent(Self.event(Self.fragment(ad[0..<200], status: 1)), timestamp: t, controllerIndex: 0)
         var pipeline = BeaconScanPipeline(observer: "gw")
         var got: [BeaconSighting] = []
-        try pipeline.replay(BTSnoopReader(bytes: w.bytes)) { got.append($0) }
-        #expect(got.count == 2)
+        try pipeline.replay(BTSnoopReader(bytes: w.bytes), observerForAdapter: { "gw/\($0)" }) { got.append($0) }
+        #expect(got.map(\.device) == ["gw/hci0", "gw/hci1"])
         #expect(got.map(Self.majorMinor) == [[42, 43], [42, 43]])
         #expect(pipeline.statistics.reassembledAdvertisements == 2 && pipeline.statistics.abandonedAdvertisements == 1)
     }

@@ -19,6 +19,16 @@ struct ScanCommandTests {
         #expect(sightings[3]["address"]?.stringValue == "C0:FF:EE:00:00:01")
     }
 
+    @Test func btsnoopReplayNamesTheObserverAfterTheCapturesAdapter() throws {
+        // The capture's reports were all received on hci1 (its New Index records name hci0 and hci1); --adapter
+        // only names captures that do not say.
+        let r = try CLIRunner.run(["scan", "--btsnoop", capture, "--adapter", "hci0"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let devices = try r.lines.map { try JSONParser.parse($0)["device"]?.stringValue }
+        #expect(devices.count == 6)
+        #expect(devices.allSatisfy { $0 == "\(ProcessInfo.processInfo.hostName)/hci1" }, "\(devices)")
+    }
+
     @Test func btsnoopReplayWithRegionsFiresABeaconEntry() throws {
         let r = try CLIRunner.run(["scan", "--btsnoop", capture, "--observer", "gw-1", "--regions", CLIRunner.fixture("beacon-regions.json")])
         #expect(r.status == 0, "\(r.stderr)")
