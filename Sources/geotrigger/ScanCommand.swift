@@ -12,7 +12,8 @@ struct ScanCommand: ParsableCommand {
         discussion: """
             Without --regions, prints one NDJSON sighting per beacon advertisement. With --regions, runs them through \
             the trigger engine and prints the notifications instead (beacon entries, and exits after each region's \
-            exitTimeout without a sighting). Live scanning needs CAP_NET_RAW (root, or setcap cap_net_raw+ep) and stops \
+            exitTimeout without a sighting; a beacon first heard in the first 2 s of listening was there already, \
+            which notifies only with initialTrigger). Live scanning needs CAP_NET_RAW (root, or setcap cap_net_raw+ep) and stops \
             on SIGINT/SIGTERM or after --duration.
             """)
 
@@ -21,7 +22,7 @@ struct ScanCommand: ParsableCommand {
     @Option(help: "Replay this btsnoop capture (btmon -w, or Android/hcidump H4) instead of scanning.") var btsnoop: String?
     @Option(help: "Only this controller index of a multi-controller (monitor) capture.") var controller: UInt16?
     @Option(help: "Region file: notification requests with beacon regions (or any regions).") var regions: String?
-    @Option(help: "The observer's device id in sightings (default: HOST/ADAPTER; with --btsnoop, HOST/ the capture's adapter that heard each sighting, e.g. vm/hci1).")
+    @Option(help: "The observer's device id in sightings (default: HOST/ADAPTER; with --btsnoop, HOST/ and the adapter the capture says heard each sighting, e.g. vm/hci1).")
     var observer: String?
     @Flag(help: "Active scanning (send scan requests) instead of passive.") var active = false
     @Flag(help: "Bring the adapter up if it is down (like `hciconfig hciN up`; needs CAP_NET_ADMIN).") var up = false
