@@ -57,7 +57,10 @@ let package = Package(
             ],
             swiftSettings: strict),
         .target(name: "Ingest", dependencies: ["JSON", "TriggerEngine"], swiftSettings: strict),
-        .target(name: "Beacons", dependencies: ["TriggerEngine", "CBluetooth"], swiftSettings: strict),
+        .target(
+            name: "Beacons",
+            dependencies: ["TriggerEngine", "CBluetooth", .product(name: "Metrics", package: "swift-metrics")],
+            swiftSettings: strict),
         // MQTT client over libmosquitto (the only code that touches it), topic templates and `mqtt://` sink specs.
         .target(name: "MQTT", dependencies: ["CMosquitto", "JSON"], swiftSettings: strict),
         // The append-only journal: framed, checksummed records in segment files, group-committed fsyncs; the host's
@@ -218,7 +221,13 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
-        .testTarget(name: "BeaconsTests", dependencies: ["JSON", "Beacons", "TriggerEngine", "TestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "BeaconsTests",
+            dependencies: [
+                "JSON", "Beacons", "TriggerEngine", "TestSupport",
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+            ],
+            swiftSettings: strict),
         // Runs the built `geotrigger` executable end to end (it is built alongside the tests).
         .testTarget(
             name: "GeoTriggerCLITests",

@@ -27,7 +27,7 @@ extension HCIAdvertisingReport {
                 guard r.data.count <= HCIEventParser.maximumExtendedDataLength else { return nil }
                 params += [UInt8(r.eventType & 0xFF), UInt8(r.eventType >> 8), r.addressType]
                 params += r.address.littleEndianBytes
-                params += [0x01, 0x00, 0xFF, powerByte(r.txPower), powerByte(r.rssi), 0x00, 0x00, 0x00]
+                params += [0x01, 0x00, r.sid, powerByte(r.txPower), powerByte(r.rssi), 0x00, 0x00, 0x00]
                 params += [0, 0, 0, 0, 0, 0]
                 params.append(UInt8(r.data.count))
                 params += r.data

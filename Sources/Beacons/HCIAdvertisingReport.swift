@@ -14,18 +14,25 @@ public struct HCIAdvertisingReport: Equatable, Sendable {
     public var rssi: Int?
     /// Extended reports only: the advertiser's transmit power in dBm (not the 1 m calibrated power); nil if 127.
     public var txPower: Int?
+    /// Extended reports only: the advertising set (Advertising_SID, 0–15); `noSID` (0xFF) when there is none.
+    /// With the address it says which fragments belong together.
+    public var sid: UInt8
     public var data: ArraySlice<UInt8>
 
     public init(format: Format = .legacy, eventType: UInt16, addressType: UInt8, address: BluetoothAddress, rssi: Int?,
-                txPower: Int? = nil, data: ArraySlice<UInt8>) {
+                txPower: Int? = nil, sid: UInt8 = HCIAdvertisingReport.noSID, data: ArraySlice<UInt8>) {
         self.format = format
         self.eventType = eventType
         self.addressType = addressType
         self.address = address
         self.rssi = rssi
         self.txPower = txPower
+        self.sid = sid
         self.data = data
     }
+
+    /// HCI's "no ADI field in the PDU" Advertising_SID, and every legacy report's.
+    public static let noSID: UInt8 = 0xFF
 
     /// HCI's "not available" value for the signed RSSI and TX power bytes.
     public static let unavailable: Int8 = 127

@@ -1,7 +1,9 @@
 /// Parses HCI LE Meta events into advertising reports, bounds-checking every length byte against the bytes present.
 ///
 /// Strict on framing: the parameter-length byte must match the bytes that follow, each report must fit, and no bytes
-/// may be left over. Events that are well-formed but not advertising reports give an empty array, not an error.
+/// may be left over. Tolerant of what the bytes say inside that frame: a legacy report longer than the specification's
+/// 31 bytes is returned (see `HCIAdvertisingReport.isOversizedLegacy`), and an extended report's fragments are
+/// returned one by one with their `dataStatus` (`ExtendedReportReassembler` joins them). Events that are well-formed but not advertising reports give an empty array, not an error.
 /// Multiple reports in one event are read one after another (event type, address type, address, length, data,
 /// RSSI per report), the layout the Linux kernel (`hci_le_adv_report_evt`) and btmon parse.
 public enum HCIEventParser {
@@ -9,7 +11,8 @@ public enum HCIEventParser {
     public static let leMetaEvent: UInt8 = 0x3E
     public static let leAdvertisingReport: UInt8 = 0x02
     public static let leExtendedAdvertisingReport: UInt8 = 0x0D
-    /// Legacy advertising and scan-response data is at most 31 bytes (Core spec Vol 4 Part E §7.7.65.2).
+    /// Legacy advertising and scan-response data is at most 31 bytes (Core spec Vol 4 Part E §7.7.65.2); longer
+    /// reports are accepted and counted as a quirk, not rejected.
     public static let maximumLegacyDataLength = 31
     /// An extended report carries at most 229 bytes of data (parameter length 255 − 2 − 24).
     public static let maximumExtendedDataLength = 229
@@ -68,11 +71,9 @@ public enum HCIEventParser {
             guard p.endIndex - i >= 9 else {
                 throw HCIEventError(.truncatedReport(index: index, needed: 9, available: p.endIndex - i), offset: i - base)
             }
+            // No 31-byte limit here: longer legacy data is a quirk real controllers have (`isOversizedLegacy`),
+            // decoded like any other while it fits the event.
             let length = Int(p[i + 8])
-            guard length <= maximumLegacyDataLength else {
-                throw HCIEventError(.dataTooLong(index: index, length: length, maximum: maximumLegacyDataLength),
-                                    offset: i + 8 - base)
-            }
             guard p.endIndex - i >= 9 + length + 1 else {
                 throw HCIEventError(.truncatedReport(index: index, needed: 9 + length + 1, available: p.endIndex - i),
                                     offset: i - base)
@@ -118,7 +119,8 @@ public enum HCIEventParser {
             reports.append(HCIAdvertisingReport(
                 format: .extended, eventType: UInt16(p[i]) | UInt16(p[i + 1]) << 8, addressType: p[i + 2],
                 address: address, rssi: HCIAdvertisingReport.optionalPower(p[i + 13]),
-                txPower: HCIAdvertisingReport.optionalPower(p[i + 12]), data: p[(i + 24)..<(i + 24 + length)]))
+                txPower: HCIAdvertisingReport.optionalPower(p[i + 12]), sid: p[i + 11],
+                data: p[(i + 24)..<(i + 24 + length)]))
             i += 24 + length
         }
         guard i == p.endIndex else { throw HCIEventError(.trailingBytes(p.endIndex - i), offset: i - base) }

@@ -53,8 +53,8 @@ extension EngineCore {
         return .evaluated
     }
 
-    /// Records that an observer started listening at `time` (a scanner coming up), so a beacon region it has not
-    /// heard for a whole exit timeout counts as outside and a first sighting after that is an entry.
+    /// Records that an observer started listening at `time` (a scanner coming up), so a beacon first heard after
+    /// the initial scan window is an entry, and one heard within it the initial state.
     mutating func observerStarted(device: String, at time: Timestamp) {
         let d = deviceIndex(device, at: time)
         if observers[Int(d)].observingSince == .distantFuture || time < observers[Int(d)].observingSince {

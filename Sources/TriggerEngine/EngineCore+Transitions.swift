@@ -8,19 +8,29 @@ extension EngineCore {
 
     /// The phase of a pair with no stored state. Geofences: outside once the device has had a fix evaluated since
     /// the request was added (a fix far from the fence says "outside" without the index returning it), unknown
-    /// before. Beacon regions: outside once the observer has listened for a whole exit timeout without a match.
+    /// before. Beacon regions: outside once the observer has listened through the initial scan window without a
+    /// match (docs/semantics.md "Beacons").
     func impliedPhase(device d: Int32, slot: Int32, at time: Timestamp) -> PairState.Phase {
         let g = slots[Int(slot)]
         if g.kind == .beacon {
-            return Self.beaconSilenceElapsed(observingSince: observers[Int(d)].observingSince, slot: g, at: time) ? .outside : .unknown
+            return Self.beaconInitialScanElapsed(observingSince: observers[Int(d)].observingSince, slot: g, at: time)
+                ? .outside : .unknown
         }
         return devices[Int(d)].hasFix && devices[Int(d)].lastGeneration >= g.addedGeneration ? .outside : .unknown
     }
 
-    /// Whether an observer has listened for a whole exit timeout since both it and the request were there.
-    static func beaconSilenceElapsed(observingSince: Timestamp, slot g: SlotGeometry, at time: Timestamp) -> Bool {
+    /// How long an observer must listen, from when both it and a beacon request were there, before a beacon it has
+    /// not heard counts as absent rather than unknown. A beacon already in range is heard within it (iBeacons
+    /// typically advertise every 100 ms; this leaves room for beacons that advertise once a second and a missed
+    /// advertisement), so what is heard inside it was there already (the initial state: silent unless
+    /// `initialTrigger`), and a first sighting after it is an arrival (an entry). Capped by the request's
+    /// `exitTimeout`, after which an unheard beacon is outside anyway.
+    static let initialScanWindow = Timestamp.Duration(seconds: 2)
+
+    /// Whether an observer has listened through the initial scan window since both it and the request were there.
+    static func beaconInitialScanElapsed(observingSince: Timestamp, slot g: SlotGeometry, at time: Timestamp) -> Bool {
         let since = max(observingSince, g.addedAt)
-        return since < Timestamp.distantFuture && time >= since + g.exitTimeout
+        return since < Timestamp.distantFuture && time >= since + min(g.exitTimeout, initialScanWindow)
     }
 
     /// Stores `phase` for the pair, creating the stored state if needed; returns its index.
@@ -142,7 +152,7 @@ extension EngineCore {
                 return false
             }
             if c.kind == .beacon {
-                return Self.beaconSilenceElapsed(observingSince: observingSince, slot: c, at: time)
+                return Self.beaconInitialScanElapsed(observingSince: observingSince, slot: c, at: time)
             }
             return true
         }

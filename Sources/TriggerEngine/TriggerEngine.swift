@@ -137,8 +137,9 @@ public final class TriggerEngine {
         core.observerListening(device: device, at: time, emit: emit)
     }
 
-    /// Records that an observer started listening at `time` (a scanner coming up), so a beacon region it has not
-    /// heard for a whole exit timeout counts as outside and a first sighting after that is an entry.
+    /// Records that an observer started listening at `time` (a scanner coming up): a beacon it first hears within
+    /// the initial scan window (2 s, or the request's `exitTimeout` if shorter) was there already, silent unless
+    /// `initialTrigger`; one it first hears later arrived, an entry (docs/semantics.md "Beacons").
     public func observerStarted(device: String, at time: Timestamp) { core.observerStarted(device: device, at: time) }
 
     /// The device's earliest pending dwell or beacon-exit deadline, if any.

@@ -43,8 +43,10 @@ final class BluetoothInput: Service, @unchecked Sendable {
         let observer = observer, logger = logger, adapter = adapter
         let dropped = Counter(label: "geotrigger_bluetooth_dropped_sightings_total", dimensions: [("adapter", adapter)])
         let thread = Thread {
-            var pipeline = BeaconScanPipeline(observer: observer)
+            var pipeline = BeaconScanPipeline(observer: observer,
+                                              metrics: BeaconScanMetrics(dimensions: [("adapter", adapter)]))
             var lastTick = Timestamp.distantPast
+            var malformedSeen = 0
             while !stop.isStopped {
                 var batch: [BeaconSighting] = []
                 do {
@@ -54,6 +56,11 @@ final class BluetoothInput: Service, @unchecked Sendable {
                 } catch {
                     logger.error("bluetooth scanning failed", metadata: ["adapter": "\(adapter)", "error": "\(error)"])
                     break
+                }
+                // The scanner parses its own events: its malformed ones join the pipeline's counters here.
+                if scanner.malformedEvents > malformedSeen {
+                    pipeline.metrics.malformedEvents.increment(by: scanner.malformedEvents - malformedSeen)
+                    malformedSeen = scanner.malformedEvents
                 }
                 let now = Timestamp.wallClock()
                 // Sightings as heard; with none, a listening tick at most once a second (each may commit).
@@ -75,7 +82,7 @@ final class BluetoothInput: Service, @unchecked Sendable {
         do {
             try await host.observerStarted(device: observer, at: .wallClock())
         } catch {
-            logger.warning("cannot record that the scanner listens; first sightings count as unknown until exitTimeout",
+            logger.warning("cannot record that the scanner listens; its first sightings set the initial state",
                            metadata: ["input": "bluetooth:\(adapter)", "reason": "\(error)"])
         }
         logger.notice("input opened", metadata: ["input": "bluetooth:\(adapter)", "observer": "\(observer)"])

@@ -12,15 +12,18 @@ struct ScanCommand: ParsableCommand {
         discussion: """
             Without --regions, prints one NDJSON sighting per beacon advertisement. With --regions, runs them through \
             the trigger engine and prints the notifications instead (beacon entries, and exits after each region's \
-            exitTimeout without a sighting). Live scanning needs CAP_NET_RAW (root, or setcap cap_net_raw+ep) and stops \
+            exitTimeout without a sighting; a beacon first heard in the first 2 s of listening was there already, \
+            which notifies only with initialTrigger). Live scanning needs CAP_NET_RAW (root, or setcap cap_net_raw+ep) and stops \
             on SIGINT/SIGTERM or after --duration.
             """)
 
-    @Option(help: "Adapter name or index, e.g. hci0.") var adapter = "hci0"
+    @Option(help: "Adapter name or index, e.g. hci0. With --btsnoop it only names the observer, and only when the capture does not name its adapters (btmon captures do).")
+    var adapter = "hci0"
     @Option(help: "Replay this btsnoop capture (btmon -w, or Android/hcidump H4) instead of scanning.") var btsnoop: String?
     @Option(help: "Only this controller index of a multi-controller (monitor) capture.") var controller: UInt16?
     @Option(help: "Region file: notification requests with beacon regions (or any regions).") var regions: String?
-    @Option(help: "The observer's device id in sightings (default: the host name and adapter).") var observer: String?
+    @Option(help: "The observer's device id in sightings (default: HOST/ADAPTER; with --btsnoop, HOST/ and the adapter the capture says heard each sighting, e.g. vm/hci1).")
+    var observer: String?
     @Flag(help: "Active scanning (send scan requests) instead of passive.") var active = false
     @Flag(help: "Bring the adapter up if it is down (like `hciconfig hciN up`; needs CAP_NET_ADMIN).") var up = false
     @Option(help: "Stop live scanning after this many seconds (default: until SIGINT/SIGTERM).") var duration: Double?
@@ -33,7 +36,8 @@ struct ScanCommand: ParsableCommand {
     }
 
     func run() throws {
-        let observerName = observer ?? "\(ProcessInfo.processInfo.hostName)/\(adapter)"
+        let host = ProcessInfo.processInfo.hostName
+        let observerName = observer ?? "\(host)/\(adapter)"
         var pipeline = BeaconScanPipeline(observer: observerName)
         let sink = try OutputSink(path: output)
         let sightingSink = try sightings.map { try OutputSink(path: $0) }
@@ -75,13 +79,12 @@ struct ScanCommand: ParsableCommand {
                 FileHandle.standardError.write("geotrigger: \(btsnoop): \(error)\n".data(using: .utf8)!)
                 throw ExitCode(2)
             }
-            var started = false
+            // Each adapter in the capture is its own observer, listening from its first sighting.
+            var started: Set<String> = []
+            let naming: ((String) -> String)? = observer == nil ? { "\(host)/\($0)" } : nil
             do {
-                try pipeline.replay(reader, controllerIndex: controller) { s in
-                    if !started {
-                        engine?.observerStarted(device: observerName, at: s.timestamp)
-                        started = true
-                    }
+                try pipeline.replay(reader, controllerIndex: controller, observerForAdapter: naming) { s in
+                    if started.insert(s.device).inserted { engine?.observerStarted(device: s.device, at: s.timestamp) }
                     handle(s)
                 }
             } catch {
@@ -155,7 +158,14 @@ struct ScanCommand: ParsableCommand {
     }
 
     func report(_ s: BeaconScanPipeline.Statistics, sightings: Int) {
-        FileHandle.standardError.write(
-            "advertising reports \(s.advertisements), beacons \(s.beacons), malformed events \(s.malformedEvents)\n".data(using: .utf8)!)
+        var line = "advertising reports \(s.advertisements), beacons \(s.beacons), malformed events \(s.malformedEvents)"
+        // Quirks only when there were any: the usual capture has none.
+        for (n, what) in [(s.oversizedLegacyReports, "legacy reports over 31 bytes"),
+                          (s.reassembledAdvertisements, "reassembled from fragments"),
+                          (s.truncatedAdvertisements, "truncated"), (s.abandonedAdvertisements, "abandoned unfinished")]
+        where n > 0 {
+            line += ", \(what) \(n)"
+        }
+        FileHandle.standardError.write((line + "\n").data(using: .utf8)!)
     }
 }

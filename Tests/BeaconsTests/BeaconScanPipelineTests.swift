@@ -37,6 +37,64 @@ import TriggerEngine
         #expect(count == 0)  // all six reports were received on hci1
     }
 
+    @Test(.enabled(if: BeaconData.isAvailable, "needs ../shared/data"))
+    func replayNamesTheObserverAfterTheCapturesAdapter() throws {
+        var pipeline = BeaconScanPipeline(observer: "vm/hci0")
+        var got: [BeaconSighting] = []
+        try pipeline.replay(BTSnoopReader(path: BeaconData.path("btsnoop/capture.btsnoop")),
+                            observerForAdapter: { "vm/\($0)" }) { got.append($0) }
+        // All six reports were received on hci1, which the capture's New Index record names.
+        #expect(got.count == 6 && got.allSatisfy { $0.device == "vm/hci1" })
+        #expect(pipeline.observer == "vm/hci0", "the pipeline's own observer is left as it was")
+        // Without naming, every sighting keeps the given observer.
+        var plain = BeaconScanPipeline(observer: "gw-1")
+        var devices: Set<String> = []
+        try plain.replay(BTSnoopReader(path: BeaconData.path("btsnoop/capture.btsnoop"))) { devices.insert($0.device) }
+        #expect(devices == ["gw-1"])
+    }
+
+    @Test(.enabled(if: BeaconData.isAvailable, "needs ../shared/data"))
+    func captureNamesItsAdaptersInNewIndexRecords() throws {
+        let reader = try BTSnoopReader(path: BeaconData.path("btsnoop/capture.btsnoop"))
+        var names: [UInt16: String] = [:]
+        while let r = try reader.next() {
+            if let name = r.newIndexAdapterName, let index = r.controllerIndex { names[index] = name }
+        }
+        #expect(names == [0: "hci0", 1: "hci1"])
+    }
+
+    /// A monitor capture's New Index record: type, bus, address (6), name (8, NUL-padded).
+    static func newIndex(_ name: [UInt8]) -> [UInt8] {
+        [0x00, 0x01] + [UInt8](repeating: 0, count: 6) + name + [UInt8](repeating: 0, count: max(0, 8 - name.count))
+    }
+
+    @Test func newIndexNamesWinAndAnUnnamedIndexIsHciN() throws {
+        let w = BTSnoopWriter(datalink: .linuxMonitor)
+        let t = Timestamp(seconds: 1_800_000_000)
+        let event = try #require(HCIAdvertisingReport.leMetaEvent([HCIAdvertisingReport(
+            eventType: 3, addressType: 1, address: BluetoothAddress(value: 1), rssi: -60,
+            data: hex("0201061aff4c000215e2c56db5dffb48d2b060d0f5a71096e0002a002bc5")[...])]))
+        try w.append(Self.newIndex(Array("usb-dongle".utf8.prefix(8))), flags: 2 << 16, timestamp: t)
+        try w.append(Self.newIndex([0x68, 0x63, 0x01]), flags: 4 << 16, timestamp: t)  // damaged: not printable
+        for index: UInt16 in [2, 3, 4, 2] { try w.appendEvent(event, timestamp: t, controllerIndex: index) }
+        var pipeline = BeaconScanPipeline(observer: "gw")
+        var got: [String] = []
+        try pipeline.replay(BTSnoopReader(bytes: w.bytes), observerForAdapter: { "gw/\($0)" }) { got.append($0.device) }
+        #expect(got == ["gw/usb-dong", "gw/hci3", "gw/hci4", "gw/usb-dong"])
+    }
+
+    @Test func capturesWithoutAdapterIndexKeepTheGivenObserver() throws {
+        let w = BTSnoopWriter(datalink: .h4)
+        let event = try #require(HCIAdvertisingReport.leMetaEvent([HCIAdvertisingReport(
+            eventType: 3, addressType: 1, address: BluetoothAddress(value: 1), rssi: -60,
+            data: hex("0201061aff4c000215e2c56db5dffb48d2b060d0f5a71096e0002a002bc5")[...])]))
+        try w.appendEvent(event, timestamp: Timestamp(seconds: 1_800_000_000))
+        var pipeline = BeaconScanPipeline(observer: "host/hci0")
+        var got: [String] = []
+        try pipeline.replay(BTSnoopReader(bytes: w.bytes), observerForAdapter: { "host/\($0)" }) { got.append($0.device) }
+        #expect(got == ["host/hci0"])
+    }
+
     @Test func eddystoneTelemetryPassesThroughWithoutIdentity() throws {
         var pipeline = BeaconScanPipeline(observer: "gw-1")
         let tlm = EddystoneTLM(batteryMilliVolts: 3000, temperatureRaw: 0x1300, advertisementCount: 9, uptimeTenths: 100)

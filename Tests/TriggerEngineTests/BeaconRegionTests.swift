@@ -50,6 +50,87 @@ import Testing
         #expect(send(h2, sighting("gw", 0)) == ["entry:door:gw"])
     }
 
+    // MARK: When sightings start (docs/semantics.md "Beacons": the initial scan window)
+
+    @Test func shortVisitAfterTheInitialWindowGivesAnEntryAndAnExit() throws {
+        let h = Harness()
+        try add(h, #","exitTimeout":30"#)
+        h.engine.observerStarted(device: "gw", at: Harness.time(0))
+        // First heard 12 s after the scanner started, well inside the first exitTimeout: it arrived, so an entry.
+        #expect(send(h, sighting("gw", 12)) == ["entry:door:gw"])
+        #expect(send(h, sighting("gw", 17)).isEmpty)
+        #expect(h.listen("gw", 46.9).isEmpty)
+        #expect(Harness.summary(h.listen("gw", 48)) == ["exit:door:gw"])
+        #expect(h.out.map(\.firedAt) == [Harness.time(12), Harness.time(47)])
+    }
+
+    @Test func beaconHeardWithinTheInitialWindowWasAlreadyThere() throws {
+        let h = Harness()
+        try add(h, #","exitTimeout":30"#)
+        h.engine.observerStarted(device: "gw", at: Harness.time(0))
+        #expect(send(h, sighting("gw", 0.1)).isEmpty)
+        #expect(send(h, sighting("gw", 10)).isEmpty)
+        // Inside all along, so leaving is an exit.
+        #expect(Harness.summary(h.listen("gw", 41)) == ["exit:door:gw"])
+        #expect(h.out.first?.firedAt == Harness.time(40))
+
+        let h2 = Harness()
+        try add(h2, #","exitTimeout":30,"initialTrigger":true"#)
+        h2.engine.observerStarted(device: "gw", at: Harness.time(0))
+        #expect(send(h2, sighting("gw", 0.1)) == ["entry:door:gw"])
+    }
+
+    @Test func theInitialWindowIsTwoSecondsFromTheStart() throws {
+        for (t, expected) in [(1.999, [String]()), (2.0, ["entry:door:gw"])] {
+            let h = Harness()
+            try add(h, #","exitTimeout":30"#)
+            h.engine.observerStarted(device: "gw", at: Harness.time(0))
+            #expect(send(h, sighting("gw", t)) == expected, "first heard at \(t) s")
+        }
+    }
+
+    @Test func theInitialWindowIsCappedByTheExitTimeout() throws {
+        let h = Harness()
+        try add(h, #","exitTimeout":1"#)
+        h.engine.observerStarted(device: "gw", at: Harness.time(0))
+        #expect(send(h, sighting("gw", 1.5)) == ["entry:door:gw"])
+    }
+
+    @Test func anObserverWithoutAStartBeginsListeningAtItsFirstSighting() throws {
+        let h = Harness()
+        try add(h, #","exitTimeout":30"#)
+        try h.add("""
+            {"identifier":"desk","trigger":{"region":{"type":"beacon","id":"desk","uuid":"\(uuid)","major":9},"repeats":true,"exitTimeout":30}}
+            """)
+        // The gateway's first sighting (major 1) sets the door's state silently; major 9 first heard 5 s later arrived.
+        #expect(send(h, sighting("gw", 100)).isEmpty)
+        #expect(send(h, sighting("gw", 105, major: 9)) == ["entry:desk:gw"])
+    }
+
+    @Test func aRequestAddedLaterHasItsOwnInitialWindow() throws {
+        let h = Harness()
+        h.engine.observerStarted(device: "gw", at: Harness.time(0))
+        // Moves the event-time clock to 100, when the request is then added.
+        #expect(send(h, sighting("gw", 100)).isEmpty)
+        try add(h, #","exitTimeout":30"#)
+        #expect(send(h, sighting("gw", 101)).isEmpty, "heard within 2 s of the request being added: already there")
+
+        let h2 = Harness()
+        h2.engine.observerStarted(device: "gw", at: Harness.time(0))
+        #expect(send(h2, sighting("gw", 100)).isEmpty)
+        try add(h2, #","exitTimeout":30"#)
+        #expect(send(h2, sighting("gw", 103)) == ["entry:door:gw"])
+    }
+
+    @Test func anArrivalAfterTheWindowWaitsForDwell() throws {
+        let h = Harness()
+        try add(h, #","exitTimeout":30,"dwell":10"#)
+        h.engine.observerStarted(device: "gw", at: Harness.time(0))
+        #expect(send(h, sighting("gw", 5)).isEmpty)
+        #expect(send(h, sighting("gw", 16)) == ["entry:door:gw"])
+        #expect(h.out.first?.firedAt == Harness.time(15))
+    }
+
     @Test func requiredProximityFiltersFarSightings() throws {
         let h = Harness()
         try h.add("""
