@@ -1,23 +1,24 @@
-/// CRC-32C (Castagnoli), the checksum of every journal frame: it catches torn writes and flipped bytes.
-///
-/// Hand-written: no package in reach offers CRC-32C, and zlib's CRC-32 would need a C module for what is one table.
-/// Byte-at-a-time table lookup; the journal checksums each batch once, so this is far from the ingest's bottleneck.
-enum CRC32C {
-    static let table: [UInt32] = (0..<256).map { n in
-        var c = UInt32(n)
-        for _ in 0..<8 { c = c & 1 != 0 ? (c >> 1) ^ 0x82F6_3B78 : c >> 1 }
-        return c
-    }
+import CRC32C
 
+/// CRC-32C (Castagnoli), the checksum of every journal frame and checkpoint: it catches torn writes and flipped
+/// bytes. Computed by the `CRC32C` C target (the CPU's crc32 instruction where it has one; see its header for the
+/// measurement that put it there).
+enum CRC32C {
     static func checksum(_ bytes: UnsafeRawBufferPointer, seed: UInt32 = 0) -> UInt32 {
-        var crc = ~seed
-        table.withUnsafeBufferPointer { t in
-            for b in bytes { crc = t[Int(UInt8(truncatingIfNeeded: crc) ^ b)] ^ (crc >> 8) }
-        }
-        return ~crc
+        guard let base = bytes.baseAddress, !bytes.isEmpty else { return seed }
+        return ~geotrigger_crc32c_update(~seed, base, bytes.count)
     }
 
     static func checksum(_ bytes: [UInt8], seed: UInt32 = 0) -> UInt32 {
         bytes.withUnsafeBytes { checksum($0, seed: seed) }
     }
+
+    /// The tables alone, whatever the CPU has (tests compare the two).
+    static func portableChecksum(_ bytes: UnsafeRawBufferPointer, seed: UInt32 = 0) -> UInt32 {
+        guard let base = bytes.baseAddress, !bytes.isEmpty else { return seed }
+        return ~geotrigger_crc32c_update_portable(~seed, base, bytes.count)
+    }
+
+    /// Whether `checksum` uses the CPU's instruction.
+    static var usesHardware: Bool { geotrigger_crc32c_hardware() != 0 }
 }

@@ -20,7 +20,7 @@ enum JournalFrame {
 
     static func append(_ r: JournalRecord, to out: inout [UInt8]) {
         let length = UInt32(1 + r.payload.count)
-        var crc = CRC32C.checksum([r.kind])
+        var crc = withUnsafeBytes(of: r.kind) { CRC32C.checksum($0) }
         crc = r.payload.withUnsafeBytes { CRC32C.checksum($0, seed: crc) }
         withUnsafeBytes(of: length.littleEndian) { out.append(contentsOf: $0) }
         withUnsafeBytes(of: crc.littleEndian) { out.append(contentsOf: $0) }

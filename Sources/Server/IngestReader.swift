@@ -55,7 +55,7 @@ struct IngestReader<Decoder: StreamingRecordDecoder> {
                 collected.append(contentsOf: chunk.readableBytesView)
                 continue
             }
-            framer.feed(chunk.readableBytesView) { line, bytes in decode(line: line, bytes) }
+            chunk.withUnsafeReadableBytes { bytes in framer.feed(bytes) { line, bytes in decode(line: line, bytes) } }
             try await flush(all: !coalesce)
         }
         if isArray == true {
@@ -81,16 +81,18 @@ struct IngestReader<Decoder: StreamingRecordDecoder> {
         // Each element's own bytes go to the record decoder, as an NDJSON line would: re-serialising the parsed value
         // would lose what the decoder must judge (an out-of-range number such as 1e999 becomes null).
         for (k, line) in JSONArrayElements.lines(ofArray: bytes).enumerated() {
-            decode(line: k + 1, line)
+            line.withUnsafeBytes { decode(line: k + 1, $0) }
             try await flush(all: false)
         }
     }
 
-    private mutating func decode(line: Int, _ bytes: [UInt8]) {
-        var records: [Decoder.Record] = []
+    private mutating func decode(line: Int, _ bytes: UnsafeRawBufferPointer) {
+        // The batch is moved out and back so the decoder can append to it directly (no array per line).
+        var records = batch
+        batch = []
         var errors: [IngestError] = []
-        bytes.withUnsafeBytes { decoder.decode($0, onRecord: { records.append($0) }, onError: { errors.append($0) }) }
-        for r in records { batch.append((line, r)) }
+        decoder.decode(bytes, onRecord: { records.append((line, $0)) }, onError: { errors.append($0) })
+        batch = records
         for e in errors { reject(line: line, field: e.field, reason: e.reason, kind: e.kind) }
     }
 
@@ -98,8 +100,13 @@ struct IngestReader<Decoder: StreamingRecordDecoder> {
     private mutating func flush(all: Bool) async throws {
         while batch.count >= Self.maximumBatch || (all && !batch.isEmpty) {
             let count = min(batch.count, Self.maximumBatch)
-            let current = Array(batch[..<count])
-            batch.removeFirst(count)
+            let current: [(line: Int, record: Decoder.Record)]
+            if count == batch.count {
+                (current, batch) = (batch, [])
+            } else {
+                current = Array(batch[..<count])
+                batch.removeFirst(count)
+            }
             let rejected = try await submit(current)
             summary.accepted += current.count - rejected.count
             for r in rejected { reject(line: r.line, field: nil, reason: r.reason.description, kind: r.reason.rawValue) }
