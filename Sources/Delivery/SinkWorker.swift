@@ -31,6 +31,12 @@ actor SinkWorker {
     private var replayRetryAt: ContinuousClock.Instant?
     private var replayAttempts = 0
     private var stopping = false
+    /// Per lane: entries at its front that were delivered and wait for their settlement's commit. The lane reads
+    /// on past them, so its next batch goes out while the commit's fsync runs.
+    private var inFlight: [String: Int] = [:]
+    /// Per lane: moved on when a commit fails, so the settlements the lane made before that are not applied (its
+    /// entries are delivered again from the first one not stored).
+    private var epochs: [String: Int] = [:]
 
     private let wakeups: AsyncStream<Void>
     private let continuation: AsyncStream<Void>.Continuation
@@ -71,7 +77,12 @@ actor SinkWorker {
     /// One more pass once `run` has returned (shutdown): every unsettled entry, each batch tried once, no retries.
     /// A lane whose delivery fails is left in the outbox for the next start. True when the sink took everything.
     func flush() async -> Bool {
+        // Settlements the lanes left behind are stored (or refused) first: they name entries of the lanes below.
+        while committing || !pendingSettlements.isEmpty {
+            try? await Task.sleep(for: .milliseconds(1))
+        }
         lanes = [:]
+        inFlight = [:]
         retryAt = [:]
         queued = 0
         readThrough = nil
@@ -126,7 +137,7 @@ actor SinkWorker {
     private func startLanes(_ group: inout DiscardingTaskGroup) {
         let now = ContinuousClock.now
         for (key, entries) in lanes where running.count < configured.concurrency {
-            guard !entries.isEmpty, !running.contains(key) else { continue }
+            guard entries.count > inFlight[key, default: 0], !running.contains(key) else { continue }
             if let due = retryAt[key], due > now { continue }
             running.insert(key)
             group.addTask { await self.runLane(key) }
@@ -134,10 +145,15 @@ actor SinkWorker {
     }
 
     private func runLane(_ key: String) async {
-        lane: while !stopping, let batch = lanes[key].map({ Array($0.prefix(configured.batchSize)) }), !batch.isEmpty {
+        lane: while !stopping, let queue = lanes[key], queue.count > inFlight[key, default: 0] {
+            let skip = inFlight[key, default: 0]
+            let batch = Array(queue[skip..<min(queue.count, skip + configured.batchSize)])
+            let epoch = epochs[key, default: 0]
             do {
                 try await sink.deliver(batch)
-                guard await settle(key, batch, dead: nil) else { break lane }
+                // A commit failed meanwhile: what this lane read is delivered again, from the first entry not stored.
+                guard epochs[key, default: 0] == epoch else { break lane }
+                settleLater(key, batch, dead: nil)
             } catch {
                 let outcome = FailedDelivery(error, batchCount: batch.count)
                 if outcome.delivered > 0 {
@@ -177,13 +193,14 @@ actor SinkWorker {
         wake()
     }
 
-    /// A batch's outcome waiting to be stored, and its lane waiting for that.
+    /// A batch's outcome waiting to be stored, and (for a lane that waits) its continuation.
     private struct Settlement {
         var key: String
         var batch: [OutboxEntry]
         var dead: (status: Int?, response: String)?
         var attempts: Int
-        var done: CheckedContinuation<Bool, Never>
+        var epoch: Int
+        var done: CheckedContinuation<Bool, Never>?
     }
 
     private var pendingSettlements: [Settlement] = []
@@ -195,19 +212,34 @@ actor SinkWorker {
     /// store refused: the entries will be delivered again. Outcomes that arrive while a commit is under way share
     /// the next one (group commit): one fsync acknowledges many lanes' batches.
     private func settle(_ key: String, _ batch: [OutboxEntry], dead: (status: Int?, response: String)?) async -> Bool {
-        await withCheckedContinuation { done in
-            pendingSettlements.append(Settlement(key: key, batch: batch, dead: dead, attempts: (attempts[key] ?? 0) + 1, done: done))
-            if !committing {
-                committing = true
-                Task { await self.commitSettlements() }
-            }
+        await withCheckedContinuation { done in enqueue(key, batch, dead: dead, done: done) }
+    }
+
+    /// Queues the batch's outcome for the next commit without waiting for it: the lane goes on with its next batch
+    /// (a failed commit moves the lane's epoch on and its entries are delivered again).
+    private func settleLater(_ key: String, _ batch: [OutboxEntry], dead: (status: Int?, response: String)?) {
+        enqueue(key, batch, dead: dead, done: nil)
+    }
+
+    private func enqueue(_ key: String, _ batch: [OutboxEntry], dead: (status: Int?, response: String)?,
+                         done: CheckedContinuation<Bool, Never>?) {
+        inFlight[key, default: 0] += batch.count
+        pendingSettlements.append(Settlement(key: key, batch: batch, dead: dead, attempts: (attempts[key] ?? 0) + 1,
+                                             epoch: epochs[key, default: 0], done: done))
+        if !committing {
+            committing = true
+            Task { await self.commitSettlements() }
         }
     }
 
     private func commitSettlements() async {
         while !pendingSettlements.isEmpty {
-            let items = pendingSettlements
+            // Settlements made before their lane's commit failed are not applied: those entries go out again.
+            let all = pendingSettlements
             pendingSettlements = []
+            let items = all.filter { $0.epoch == epochs[$0.key, default: 0] }
+            for stale in all where stale.epoch != epochs[stale.key, default: 0] { stale.done?.resume(returning: false) }
+            guard !items.isEmpty else { continue }
             let outcomes = items.map { (batch: $0.batch, dead: $0.dead, attempts: $0.attempts) }
             // Everything read and no longer held once these are stored is settled: the cursor goes up to just
             // before the lowest sequence still held (each batch is a prefix of its lane).
@@ -227,10 +259,17 @@ actor SinkWorker {
             for item in items {
                 guard case .success = result else {
                     retryAt[item.key] = .now + backoff
-                    item.done.resume(returning: false)
+                    if epochs[item.key, default: 0] == item.epoch {
+                        epochs[item.key, default: 0] += 1
+                        inFlight[item.key] = nil
+                    }
+                    item.done?.resume(returning: false)
                     continue
                 }
                 lanes[item.key]?.removeFirst(item.batch.count)
+                inFlight[item.key, default: 0] -= item.batch.count
+                if inFlight[item.key] == 0 { inFlight[item.key] = nil }
+                if lanes[item.key]?.isEmpty == true && !running.contains(item.key) { lanes[item.key] = nil }
                 queued -= item.batch.count
                 attempts[item.key] = nil
                 retryAt[item.key] = nil
@@ -242,7 +281,7 @@ actor SinkWorker {
                         metrics.latency.recordNanoseconds(max(0, now.microseconds - (e.enqueuedAt ?? now).microseconds) * 1000)
                     }
                 }
-                item.done.resume(returning: true)
+                item.done?.resume(returning: true)
             }
             switch result {
             case .success:
@@ -260,8 +299,8 @@ actor SinkWorker {
             }
         }
         committing = false
-        // Room in the window: read on.
-        if queued < window / 2 { wake() }
+        // Lanes whose entries were all in flight start again; with room in the window, more is read.
+        wake()
     }
 
     /// One transaction for many outcomes, off the actor so lanes can queue more meanwhile: the dead letters and

@@ -1,7 +1,7 @@
 """The fleet-like ingest workload shared by http_ingest.py and postgis_peer.py, so both sides (and `replay`) get the
 same fixes: circle requests (radius 100-500 m) in a 20 km square, and per connection its own devices random-walking
 up to 50 m per fix, in batches of NDJSON lines."""
-import math, random, socket, threading, time
+import math, os, random, socket, threading, time
 
 LAT0, LON0, SPAN = 52.4, 13.2, 0.18
 
@@ -83,6 +83,50 @@ def run_connections(batches_per_connection, warmup, connect):
         raise RuntimeError(errors[0])
     latencies.sort()
     return elapsed, latencies, totals
+
+
+class RawHTTPConnection:
+    """A keep-alive HTTP/1.1 client that writes each request as one prebuilt byte string and reads the answer by
+    its Content-Length: http.client builds headers and parses answers in Python (email.parser), which took much of
+    a core of the same two the server runs on. Answers without Content-Length are not supported (the server
+    always sends it)."""
+
+    def __init__(self, port, timeout=120):
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=timeout)
+        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.buffer = b""
+
+    def request(self, method, path, body, ctype):
+        head = (f"{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: {ctype}\r\n"
+                f"Content-Length: {len(body)}\r\n\r\n").encode()
+        self.sock.sendall(head + body)
+        while b"\r\n\r\n" not in self.buffer:
+            self._fill()
+        header, self.buffer = self.buffer.split(b"\r\n\r\n", 1)
+        lines = header.split(b"\r\n")
+        status = int(lines[0].split()[1])
+        length = 0
+        for line in lines[1:]:
+            name, _, value = line.partition(b":")
+            if name.strip().lower() == b"content-length":
+                length = int(value)
+        while len(self.buffer) < length:
+            self._fill()
+        data, self.buffer = self.buffer[:length], self.buffer[length:]
+        return status, data
+
+    def _fill(self):
+        chunk = self.sock.recv(1 << 16)
+        if not chunk:
+            raise RuntimeError("the server closed the connection")
+        self.buffer += chunk
+
+
+def process_cpu_seconds(pid):
+    """User + system CPU seconds a process has used so far (Linux /proc)."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def free_port():

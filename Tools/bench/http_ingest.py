@@ -86,13 +86,22 @@ def main():
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
         request(conn, "POST", "/v1/requests", json.dumps(reqs))
         def connect(c):
-            cx = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
-            return lambda body: (json.loads(request(cx, "POST", "/v1/fixes", body, "application/x-ndjson"))["accepted"],)
+            cx = fleet_workload.RawHTTPConnection(port)
+            def send(body):
+                status, data = cx.request("POST", "/v1/fixes", body, "application/x-ndjson")
+                if status >= 300:
+                    raise RuntimeError(f"POST /v1/fixes: {status} {data[:300]!r}")
+                return (json.loads(data)["accepted"],)
+            return send
 
+        client_before, server_before = os.times(), fleet_workload.process_cpu_seconds(proc.pid)
         try:
             elapsed, latencies, (accepted,) = fleet_workload.run_connections(bodies, a.warmup, connect)
         except RuntimeError as e:
             sys.exit(f"bench failed: {e}")
+        client_after, server_after = os.times(), fleet_workload.process_cpu_seconds(proc.pid)
+        client_cpu = (client_after.user - client_before.user) + (client_after.system - client_before.system)
+        server_cpu = server_after - server_before
         metrics = request(conn, "GET", "/metrics").decode()
         fired = sum(float(l.split()[-1]) for l in metrics.splitlines() if l.startswith("geotrigger_notifications_total"))
         pct = lambda p: fleet_workload.percentile(latencies, p)
@@ -106,6 +115,9 @@ def main():
               f"ack_latency_ms (arrival to durable acknowledgement, per batch) p50={pct(50):.1f} p99={pct(99):.1f} "
               f"max={latencies[-1] * 1000:.1f}")
         print(f"ratio serve/replay = {rate / replay_rate:.2f}")
+        print(f"cpu (warm-up included): server {server_cpu:.2f} s, client {client_cpu:.2f} s over {elapsed:.2f} s on "
+              f"{os.cpu_count()} cores; server {server_cpu / (accepted + a.connections * a.warmup * a.batch_size) * 1e6:.2f} "
+              f"cpu-us per fix, replay {1e6 / replay_rate:.2f}")
         # Where the server's time went (warm-up included), from its own histograms when it has them.
         def metric(name):
             return sum(float(l.split()[-1]) for l in metrics.splitlines() if l.startswith(name + " ") or l.startswith(name + "{"))
