@@ -32,7 +32,7 @@ struct IngestBody<Decoder: StreamingRecordDecoder> {
                 collected.append(contentsOf: chunk)
                 continue
             }
-            framer.feed(chunk) { line, bytes in decode(line: line, bytes) }
+            chunk.withUnsafeBytes { bytes in framer.feed(bytes) { line, bytes in decode(line: line, bytes) } }
         }
         if isArray == true {
             readArray(collected)
@@ -48,13 +48,13 @@ struct IngestBody<Decoder: StreamingRecordDecoder> {
             outcome.malformedArray = true
             return
         }
-        for (k, line) in JSONArrayElements.lines(ofArray: bytes).enumerated() { decode(line: k + 1, line) }
+        for (k, line) in JSONArrayElements.lines(ofArray: bytes).enumerated() { line.withUnsafeBytes { decode(line: k + 1, $0) } }
     }
 
-    private mutating func decode(line: Int, _ bytes: [UInt8]) {
+    private mutating func decode(line: Int, _ bytes: UnsafeRawBufferPointer) {
         var records: [Decoder.Record] = []
         var errors: [String] = []
-        bytes.withUnsafeBytes { decoder.decode($0, onRecord: { records.append($0) }, onError: { errors.append($0.kind) }) }
+        decoder.decode(bytes, onRecord: { records.append($0) }, onError: { errors.append($0.kind) })
         for r in records { outcome.records.append((line, r)) }
         for e in errors { outcome.rejects.append((line, e)) }
     }
