@@ -43,6 +43,7 @@ let package = Package(
         .systemLibrary(name: "CGEOS", pkgConfig: "geos", providers: [.apt(["libgeos-dev"])]),
         .systemLibrary(name: "CBluetooth", pkgConfig: "bluez", providers: [.apt(["libbluetooth-dev"])]),
         .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
+        .systemLibrary(name: "CNATS", providers: [.apt(["libnats-dev"])]),
 
         .target(name: "Geometry", dependencies: ["CGEOS"], swiftSettings: strict),
         // JSON reading (a byte parser with exact error positions) and writing, and the text checks beside it: numbers,
@@ -63,6 +64,9 @@ let package = Package(
             swiftSettings: strict),
         // MQTT client over libmosquitto (the only code that touches it), topic templates and `mqtt://` sink specs.
         .target(name: "MQTT", dependencies: ["CMosquitto", "JSON"], swiftSettings: strict),
+        // NATS and JetStream over nats.c (the only code that touches it): streams, publishes with acknowledgements,
+        // ordered reads, key-value buckets.
+        .target(name: "NATS", dependencies: ["CNATS"], swiftSettings: strict),
         // The append-only journal: framed, checksummed records in segment files, group-committed fsyncs; the host's
         // records (inputs and the notifications they fired) and their binary coding.
         // CRC-32C in C: the CPU's crc32 instruction (SSE 4.2) where it has one, slicing-by-8 tables elsewhere.
@@ -82,6 +86,17 @@ let package = Package(
             dependencies: [
                 "JSON",
                 "TriggerEngine", "Journal", "Storage", "Delivery",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict),
+        // Scale-out by device: any instance accepts inputs into a JetStream stream partitioned by device, owns
+        // partitions through leases, evaluates them in order with checkpoints, and publishes notifications.
+        .target(
+            name: "Cluster",
+            dependencies: [
+                "JSON", "TriggerEngine", "Journal", "Host", "NATS",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

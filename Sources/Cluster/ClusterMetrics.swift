@@ -1,0 +1,14 @@
+import Metrics
+
+/// The cluster's counters, one set per process.
+struct ClusterMetrics: Sendable {
+    let evaluated = Counter(label: "geotrigger_cluster_evaluated_inputs_total")
+    let notifications = Counter(label: "geotrigger_cluster_notifications_total")
+    let rejected = Counter(label: "geotrigger_cluster_rejected_records_total")
+    let undecodable = Counter(label: "geotrigger_cluster_undecodable_inputs_total")
+    let checkpoints = Counter(label: "geotrigger_cluster_checkpoints_total")
+    let checkpointSeconds = Timer(label: "geotrigger_cluster_checkpoint_seconds")
+    let partitionRestarts = Counter(label: "geotrigger_cluster_partition_restarts_total")
+    let owned = Gauge(label: "geotrigger_cluster_owned_partitions")
+    let leaseLosses = Counter(label: "geotrigger_cluster_lease_losses_total")
+}

@@ -1,0 +1,38 @@
+import NATS
+
+/// The names of a deployment's streams, subjects and buckets, all under one prefix.
+public struct ClusterNames: Sendable {
+    public let prefix: String
+
+    public init(prefix: String) { self.prefix = prefix }
+
+    var token: String { prefix.uppercased().map { $0.isLetter || $0.isNumber ? String($0) : "_" }.joined() }
+
+    /// Fixes and sightings, one subject per partition: `<prefix>.input.<p>`.
+    public var inputStream: String { "\(token)_INPUT" }
+    public func inputSubject(_ partition: Int) -> String { "\(prefix).input.\(partition)" }
+    /// Request changes, one subject, read completely by every instance.
+    public var requestsStream: String { "\(token)_REQUESTS" }
+    public var requestsSubject: String { "\(prefix).requests" }
+    /// Fired notifications, one subject per partition, with `Nats-Msg-Id` = deliveryId.
+    public var notificationsStream: String { "\(token)_NOTIFICATIONS" }
+    public func notificationsSubject(_ partition: Int) -> String { "\(prefix).notifications.\(partition)" }
+    public var notificationsWildcard: String { "\(prefix).notifications.*" }
+    /// Partition checkpoints: chunks, then a head naming them.
+    public var checkpointsStream: String { "\(token)_CHECKPOINTS" }
+    public func checkpointData(_ partition: Int) -> String { "\(prefix).checkpoints.\(partition).data" }
+    public func checkpointHead(_ partition: Int) -> String { "\(prefix).checkpoints.\(partition).head" }
+    /// Leases on partitions (`p<n>` → owner) and live instances (`<instance>` → heartbeat).
+    public var leaseBucket: String { "\(token)_leases" }
+    public var memberBucket: String { "\(token)_members" }
+
+    /// Creates (or updates) every stream. The notification stream's duplicate window must be longer than a
+    /// takeover replays: a checkpoint interval plus the lease TTL, with a wide margin.
+    public func ensureStreams(on connection: NATSConnection, replicas: Int, duplicateWindow: Duration) throws(NATSError) {
+        try connection.ensureStream(StreamSettings(name: inputStream, subjects: ["\(prefix).input.*"], replicas: replicas))
+        try connection.ensureStream(StreamSettings(name: requestsStream, subjects: [requestsSubject], replicas: replicas))
+        try connection.ensureStream(StreamSettings(name: notificationsStream, subjects: [notificationsWildcard], replicas: replicas,
+                                                   duplicateWindow: duplicateWindow))
+        try connection.ensureStream(StreamSettings(name: checkpointsStream, subjects: ["\(prefix).checkpoints.>"], replicas: replicas))
+    }
+}

@@ -1,0 +1,160 @@
+import Dispatch
+import Foundation
+import Host
+import Journal
+import Logging
+import Metrics
+import NATS
+import Synchronization
+
+/// Owns one partition while its lease holds: restores the partition's newest checkpoint, reads the partition's
+/// inputs in stream order after it, evaluates them, publishes the notifications they fire (`Nats-Msg-Id` =
+/// deliveryId), and checkpoints periodically once every notification before the checkpoint is acknowledged.
+///
+/// Anything that fails (a publish, a read, a checkpoint) starts it over from its newest checkpoint: the inputs after
+/// it are evaluated again and fire the same notifications with the same deliveryIds, which JetStream's duplicate
+/// window drops. The same holds across owners: a takeover repeats what the last owner did after its checkpoint.
+final class PartitionWorker: @unchecked Sendable {
+    let partition: Int
+    private let configuration: ClusterConfiguration
+    private let names: ClusterNames
+    private let requests: RequestsFollower
+    private let logger: Logger
+    private let metrics: ClusterMetrics
+    private let stopping = Atomic<Int>(0)  // 0 running, 1 stop with a checkpoint, 2 stop at once
+    private let finished = DispatchSemaphore(value: 0)
+
+    init(partition: Int, configuration: ClusterConfiguration, names: ClusterNames, requests: RequestsFollower,
+         metrics: ClusterMetrics, logger: Logger) {
+        self.partition = partition
+        self.configuration = configuration
+        self.names = names
+        self.requests = requests
+        self.metrics = metrics
+        var logger = logger
+        logger[metadataKey: "partition"] = "\(partition)"
+        self.logger = logger
+    }
+
+    func start() {
+        let thread = Thread { [self] in
+            run()
+            finished.signal()
+        }
+        thread.name = "partition \(partition)"
+        thread.start()
+    }
+
+    /// Stops and waits: with `checkpoint`, the partition's state is checkpointed first so the next owner replays
+    /// nothing (a handover); without, it stops at once (the lease is lost: another instance may own it already).
+    func stop(checkpoint: Bool) {
+        stopping.store(checkpoint ? 1 : 2, ordering: .releasing)
+        finished.wait()
+    }
+
+    private var stopRequested: Bool { stopping.load(ordering: .acquiring) != 0 }
+
+    private func run() {
+        var connection: NATSConnection?
+        while !stopRequested {
+            do {
+                if connection == nil {
+                    connection = try NATSConnection(servers: configuration.servers, name: "\(configuration.instance) partition \(partition)")
+                }
+                try own(connection!)
+                return
+            } catch {
+                metrics.partitionRestarts.increment()
+                logger.warning("partition restarts from its newest checkpoint", metadata: ["error": "\(error)"])
+                Thread.sleep(forTimeInterval: 0.5)
+            }
+        }
+    }
+
+    /// One tenure from the newest checkpoint; returns when asked to stop, throws to start over.
+    private func own(_ connection: NATSConnection) throws {
+        let engine = PartitionEngine(configuration: configuration.engine)
+        var inputSequence: UInt64 = 0, requestsSequence: UInt64 = 0
+        let started = ContinuousClock.now
+        if let checkpoint = try PartitionCheckpoint.load(partition: partition, names: names, from: connection) {
+            try engine.restore(checkpoint.body)
+            inputSequence = checkpoint.inputSequence
+            requestsSequence = checkpoint.requestsSequence
+        }
+        logger.notice("partition owned", metadata: [
+            "checkpoint": "\(inputSequence)", "devices": "\(engine.deviceCount)", "restored_ms": "\((ContinuousClock.now - started).milliseconds)"])
+        let consumer = try PullConsumer(connection: connection, stream: names.inputStream, subject: names.inputSubject(partition),
+                                        from: inputSequence + 1)
+        let subject = names.notificationsSubject(partition)
+        var lastCheckpoint = ContinuousClock.now
+        var changedSinceCheckpoint = false
+        while true {
+            switch stopping.load(ordering: .acquiring) {
+            case 1:
+                if changedSinceCheckpoint { try checkpoint(engine, inputSequence, requestsSequence, connection) }
+                logger.notice("partition handed over", metadata: ["checkpoint": "\(inputSequence)"])
+                return
+            case 2:
+                logger.notice("partition left without a checkpoint (lease lost)", metadata: ["at": "\(inputSequence)"])
+                return
+            default: break
+            }
+            for message in try consumer.fetch(512, timeout: .milliseconds(200)) where message.sequence > inputSequence {
+                let input: ClusterInput
+                do {
+                    input = try ClusterInput(decoding: message.data, sequence: message.sequence)
+                } catch {
+                    // Not ours to evaluate (a foreign producer, a newer format): counted and named, never a crash.
+                    metrics.undecodable.increment()
+                    logger.error("input message skipped", metadata: ["sequence": "\(message.sequence)", "error": "\(error)"])
+                    inputSequence = message.sequence
+                    continue
+                }
+                if input.requestsSequence > requestsSequence {
+                    guard let changes = requests.changes((requestsSequence + 1)...input.requestsSequence, timeout: .seconds(10)) else {
+                        throw ClusterError.unavailable("request changes up to \(input.requestsSequence) not read within 10 s")
+                    }
+                    for change in changes { _ = engine.apply(change) }
+                    requestsSequence = input.requestsSequence
+                }
+                let outcome = engine.apply(input.input)
+                if outcome.rejected > 0 { metrics.rejected.increment(by: outcome.rejected) }
+                for n in outcome.notifications {
+                    var json = n.json
+                    let sent: Result<Void, NATSError> = json.withUTF8 { b in
+                        Result { () throws(NATSError) in
+                            try connection.publishAsync(subject: subject, data: UnsafeRawBufferPointer(b), messageId: n.deliveryId)
+                        }
+                    }
+                    try sent.get()
+                }
+                if !outcome.notifications.isEmpty { metrics.notifications.increment(by: outcome.notifications.count) }
+                metrics.evaluated.increment()
+                inputSequence = message.sequence
+                changedSinceCheckpoint = true
+            }
+            if changedSinceCheckpoint, ContinuousClock.now - lastCheckpoint >= configuration.checkpointInterval {
+                try checkpoint(engine, inputSequence, requestsSequence, connection)
+                lastCheckpoint = .now
+                changedSinceCheckpoint = false
+            }
+        }
+    }
+
+    /// Once every notification published so far is acknowledged, stores the state: a checkpoint never covers a
+    /// notification that could still be lost.
+    private func checkpoint(_ engine: PartitionEngine, _ input: UInt64, _ requests: UInt64, _ connection: NATSConnection) throws {
+        let failed = try connection.waitForAsyncPublishes(timeout: .seconds(30))
+        guard failed == 0 else { throw ClusterError.unavailable("\(failed) notifications were not stored") }
+        let started = ContinuousClock.now
+        let body = engine.checkpoint()
+        try PartitionCheckpoint(inputSequence: input, requestsSequence: requests, body: body).save(partition: partition, names: names, on: connection)
+        metrics.checkpoints.increment()
+        metrics.checkpointSeconds.recordNanoseconds((ContinuousClock.now - started).nanoseconds)
+    }
+}
+
+extension Duration {
+    var milliseconds: Int64 { components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000 }
+    var nanoseconds: Int64 { components.seconds * 1_000_000_000 + components.attoseconds / 1_000_000_000 }
+}

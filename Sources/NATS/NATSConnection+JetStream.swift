@@ -1,0 +1,139 @@
+import CNATS
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension NATSConnection {
+    /// Creates the stream, or updates it to `settings` when it exists (file storage, limits retention).
+    public func ensureStream(_ settings: StreamSettings) throws(NATSError) {
+        var config = jsStreamConfig()
+        jsStreamConfig_Init(&config)
+        let name = strdup(settings.name)
+        var subjects = settings.subjects.map { UnsafePointer(strdup($0)) }
+        defer { free(name); subjects.forEach { free(UnsafeMutablePointer(mutating: $0)) } }
+        config.Name = UnsafePointer(name)
+        config.Storage = js_FileStorage
+        config.Replicas = Int64(settings.replicas)
+        config.Duplicates = settings.duplicateWindow.components.seconds * 1_000_000_000
+        config.MaxMsgsPerSubject = settings.maximumPerSubject == 0 ? -1 : settings.maximumPerSubject
+        config.MaxMsgSize = settings.maximumMessageBytes == 0 ? -1 : settings.maximumMessageBytes
+        var code = jsErrCode(rawValue: 0)
+        let status = subjects.withUnsafeMutableBufferPointer { b -> natsStatus in
+            config.Subjects = b.baseAddress
+            config.SubjectsLen = Int32(b.count)
+            var info: UnsafeMutablePointer<jsStreamInfo>?
+            var s = js_AddStream(&info, jetStream, &config, nil, &code)
+            if s != NATS_OK, code == JSStreamNameExistErr {
+                code = jsErrCode(rawValue: 0)
+                s = js_UpdateStream(&info, jetStream, &config, nil, &code)
+            }
+            jsStreamInfo_Destroy(info)
+            return s
+        }
+        try check("create stream \(settings.name)", status, code)
+    }
+
+    /// Publishes to a stream and returns its sequence once the stream stored it (on a replicated stream: once a
+    /// quorum did). With `messageId`, a repeat within the stream's duplicate window is not stored again and
+    /// returns the first one's sequence with `duplicate` set.
+    @discardableResult
+    public func publish(subject: String, data: UnsafeRawBufferPointer, messageId: String? = nil,
+                        expectedLastSubjectSequence: UInt64? = nil) throws(NATSError) -> (sequence: UInt64, duplicate: Bool) {
+        var options = jsPubOptions()
+        jsPubOptions_Init(&options)
+        let id: UnsafeMutablePointer<CChar>? = messageId.flatMap { strdup($0) }
+        defer { free(id) }
+        options.MsgId = id.map { UnsafePointer($0) }
+        if let e = expectedLastSubjectSequence {
+            if e == 0 { options.ExpectNoMessage = true } else { options.ExpectLastSubjectSeq = e }
+        }
+        var ack: UnsafeMutablePointer<jsPubAck>?
+        var code = jsErrCode(rawValue: 0)
+        let status = js_Publish(&ack, jetStream, subject, data.baseAddress, Int32(data.count), &options, &code)
+        guard status == NATS_OK else { throw NATSError("publish to \(subject)", status: status, code: code) }
+        defer { jsPubAck_Destroy(ack) }
+        return (ack!.pointee.Sequence, ack!.pointee.Duplicate)
+    }
+
+    @discardableResult
+    public func publish(subject: String, data: [UInt8], messageId: String? = nil,
+                        expectedLastSubjectSequence: UInt64? = nil) throws(NATSError) -> (sequence: UInt64, duplicate: Bool) {
+        let result: Result<(sequence: UInt64, duplicate: Bool), NATSError> = data.withUnsafeBytes { b in
+            Result { () throws(NATSError) in
+                try publish(subject: subject, data: b, messageId: messageId, expectedLastSubjectSequence: expectedLastSubjectSequence)
+            }
+        }
+        return try result.get()
+    }
+
+    /// Queues a publish without waiting for its acknowledgement (nats.c keeps up to 4,096 in flight);
+    /// `waitForAsyncPublishes` says whether every one since the last wait was stored.
+    public func publishAsync(subject: String, data: UnsafeRawBufferPointer, messageId: String?) throws(NATSError) {
+        var options = jsPubOptions()
+        jsPubOptions_Init(&options)
+        let id: UnsafeMutablePointer<CChar>? = messageId.flatMap { strdup($0) }
+        defer { free(id) }
+        options.MsgId = id.map { UnsafePointer($0) }
+        try check("publish to \(subject)", js_PublishAsync(jetStream, subject, data.baseAddress, Int32(data.count), &options))
+    }
+
+    /// Waits until every asynchronous publish is acknowledged or failed; returns how many failed since the last
+    /// call (0: all stored). `.timeout` when some are still unanswered after `timeout`.
+    public func waitForAsyncPublishes(timeout: Duration) throws(NATSError) -> Int {
+        var options = jsPubOptions()
+        jsPubOptions_Init(&options)
+        options.MaxWait = timeout.milliseconds
+        try check("wait for asynchronous publishes", js_PublishAsyncComplete(jetStream, &options))
+        return asyncFailures.count.exchange(0, ordering: .relaxed)
+    }
+
+    /// The message at `sequence` of `stream`; `.notFound` when there is none (deleted, purged or not yet written).
+    public func message(stream: String, sequence: UInt64) throws(NATSError) -> StoredMessage {
+        var msg: OpaquePointer?
+        var code = jsErrCode(rawValue: 0)
+        try check("get message \(sequence) of \(stream)", js_GetMsg(&msg, jetStream, stream, sequence, nil, &code), code)
+        defer { natsMsg_Destroy(msg) }
+        return Self.stored(msg!, sequence: sequence)
+    }
+
+    /// The newest message of `stream` on `subject`, or nil when the subject has none.
+    public func lastMessage(stream: String, subject: String) throws(NATSError) -> StoredMessage? {
+        var msg: OpaquePointer?
+        var code = jsErrCode(rawValue: 0)
+        let status = js_GetLastMsg(&msg, jetStream, stream, subject, nil, &code)
+        if status == NATS_NOT_FOUND || code == JSNoMessageFoundErr { return nil }
+        try check("get the last message on \(subject) of \(stream)", status, code)
+        defer { natsMsg_Destroy(msg) }
+        return Self.stored(msg!, sequence: natsMsg_GetSequence(msg))
+    }
+
+    /// Removes `subject`'s messages below `sequence` from `stream`.
+    public func purge(stream: String, subject: String, below sequence: UInt64) throws(NATSError) {
+        var options = jsOptions()
+        jsOptions_Init(&options)
+        let s = strdup(subject)
+        defer { free(s) }
+        options.Stream.Purge.Subject = UnsafePointer(s)
+        options.Stream.Purge.Sequence = sequence
+        var code = jsErrCode(rawValue: 0)
+        try check("purge \(subject) of \(stream) below \(sequence)", js_PurgeStream(jetStream, stream, &options, &code), code)
+    }
+
+    /// The sequence of the newest message in `stream` (0 when it is empty).
+    public func lastSequence(stream: String) throws(NATSError) -> UInt64 {
+        var info: UnsafeMutablePointer<jsStreamInfo>?
+        var code = jsErrCode(rawValue: 0)
+        try check("stream info of \(stream)", js_GetStreamInfo(&info, jetStream, stream, nil, &code), code)
+        defer { jsStreamInfo_Destroy(info) }
+        return info!.pointee.State.LastSeq
+    }
+
+    static func stored(_ msg: OpaquePointer, sequence: UInt64) -> StoredMessage {
+        let count = Int(natsMsg_GetDataLength(msg))
+        var data = [UInt8](repeating: 0, count: count)
+        if count > 0, let p = natsMsg_GetData(msg) {
+            data.withUnsafeMutableBytes { $0.copyMemory(from: UnsafeRawBufferPointer(start: p, count: count)) }
+        }
+        return StoredMessage(sequence: sequence, subject: String(cString: natsMsg_GetSubject(msg)), data: data)
+    }
+}

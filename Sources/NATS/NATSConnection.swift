@@ -1,0 +1,107 @@
+import CNATS
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One connection to a NATS cluster with its JetStream context. nats.c reconnects by itself (to any server of the
+/// list, for ever, every `reconnectWait`), and buffers publishes meanwhile.
+///
+/// nats.c's connection and JetStream context are safe to share between threads; this class owns both pointers and
+/// frees them once, when it goes. Every call blocks its thread (network round trips): callers run them off Swift's
+/// cooperative pool (`NATSConnection.blocking`).
+public final class NATSConnection: @unchecked Sendable {
+    let connection: OpaquePointer
+    let jetStream: OpaquePointer
+    public let servers: [String]
+    /// Asynchronous publishes JetStream refused or never acknowledged, counted by nats.c's error callback.
+    let asyncFailures = AsyncFailures()
+
+    /// Connects to the first reachable server of `servers` (`nats://host:port`).
+    /// - Parameters:
+    ///   - apiWait: how long a JetStream API call or a publish waits for its answer; a cluster electing a new
+    ///     stream leader takes seconds.
+    public init(servers: [String], name: String, connectTimeout: Duration = .seconds(2),
+                reconnectWait: Duration = .milliseconds(250), apiWait: Duration = .seconds(10)) throws(NATSError) {
+        self.servers = servers
+        var options: OpaquePointer?
+        try check("natsOptions_Create", natsOptions_Create(&options))
+        defer { natsOptions_Destroy(options) }
+        var cStrings = servers.map { strdup($0) }
+        defer { cStrings.forEach { free($0) } }
+        let status = cStrings.withUnsafeMutableBufferPointer { b in
+            b.baseAddress!.withMemoryRebound(to: UnsafePointer<CChar>?.self, capacity: b.count) {
+                natsOptions_SetServers(options, $0, Int32(b.count))
+            }
+        }
+        try check("natsOptions_SetServers \(servers)", status)
+        try check("natsOptions_SetName", natsOptions_SetName(options, name))
+        try check("natsOptions_SetTimeout", natsOptions_SetTimeout(options, connectTimeout.milliseconds))
+        try check("natsOptions_SetMaxReconnect", natsOptions_SetMaxReconnect(options, -1))
+        try check("natsOptions_SetReconnectWait", natsOptions_SetReconnectWait(options, reconnectWait.milliseconds))
+        // Publishes made while reconnecting are kept (up to 64 MB) and sent on reconnect; JetStream acks them.
+        try check("natsOptions_SetReconnectBufSize", natsOptions_SetReconnectBufSize(options, 64 << 20))
+        var nc: OpaquePointer?
+        try check("connect to \(servers.joined(separator: ","))", natsConnection_Connect(&nc, options))
+        var js: OpaquePointer?
+        var jsOptions = jsOptions()
+        jsOptions_Init(&jsOptions)
+        jsOptions.Wait = apiWait.milliseconds
+        jsOptions.PublishAsync.MaxPending = 4096
+        jsOptions.PublishAsync.ErrHandler = { _, _, closure in
+            Unmanaged<AsyncFailures>.fromOpaque(closure!).takeUnretainedValue().count.add(1, ordering: .relaxed)
+        }
+        jsOptions.PublishAsync.ErrHandlerClosure = Unmanaged.passUnretained(asyncFailures).toOpaque()
+        let s = natsConnection_JetStream(&js, nc, &jsOptions)
+        guard s == NATS_OK, let js else {
+            natsConnection_Destroy(nc)
+            throw NATSError("natsConnection_JetStream", status: s)
+        }
+        connection = nc!
+        jetStream = js
+    }
+
+    deinit {
+        jsCtx_Destroy(jetStream)
+        natsConnection_Close(connection)
+        natsConnection_Destroy(connection)
+    }
+
+    /// Whether the connection is up (not reconnecting or closed).
+    public var isConnected: Bool { natsConnection_Status(connection) == NATS_CONN_STATUS_CONNECTED }
+
+    /// Core NATS publish (no JetStream acknowledgement), for tests of subject mappings.
+    public func publish(subject: String, data: [UInt8]) throws(NATSError) {
+        try check("publish \(subject)", data.withUnsafeBytes { natsConnection_Publish(connection, subject, $0.baseAddress, Int32($0.count)) })
+        try check("flush", natsConnection_Flush(connection))
+    }
+
+    /// Runs a blocking nats.c call on a thread of its own pool, so Swift's cooperative threads never wait on the
+    /// network.
+    public static func blocking<T: Sendable>(_ body: @escaping @Sendable () throws(NATSError) -> T) async throws(NATSError) -> T {
+        let result: Result<T, NATSError> = await withCheckedContinuation { c in
+            BlockingPool.shared.run { c.resume(returning: Result { () throws(NATSError) in try body() }) }
+        }
+        return try result.get()
+    }
+}
+
+extension NATSConnection {
+    /// `blocking` for a call with no result: nil when it succeeded, else its error.
+    public static func blockingFailure(_ body: @escaping @Sendable () throws(NATSError) -> Void) async -> NATSError? {
+        await withCheckedContinuation { c in
+            BlockingPool.shared.run {
+                do throws(NATSError) { try body(); c.resume(returning: nil) } catch { c.resume(returning: error) }
+            }
+        }
+    }
+}
+
+extension Duration {
+    var milliseconds: Int64 { components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000 }
+}
+
+/// What nats.c's asynchronous-publish error callback counts into (it runs on nats.c's own thread).
+final class AsyncFailures: Sendable {
+    let count = Atomic<Int>(0)
+}
