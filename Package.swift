@@ -133,7 +133,7 @@ let package = Package(
             name: "Server",
             dependencies: [
                 "JSON",
-                "TriggerEngine", "Ingest", "Storage", "Delivery", "MQTT", "Host",
+                "TriggerEngine", "Ingest", "Storage", "Delivery", "MQTT", "Host", "Cluster",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -164,7 +164,7 @@ let package = Package(
         .executableTarget(
             name: "geotrigger-serve",
             dependencies: [
-                "TriggerEngine", "Beacons", "Server", "Host",
+                "TriggerEngine", "Beacons", "Server", "Host", "Cluster",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),

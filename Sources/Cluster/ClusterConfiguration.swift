@@ -16,10 +16,14 @@ public struct ClusterConfiguration: Sendable {
     public var checkpointInterval: Duration
     /// Prefix of every stream, subject and bucket name: several deployments can share a cluster.
     public var prefix: String
+    /// Wall-clock time (`--clock wall`): each owner writes the time into its partitions every second, so deadlines of
+    /// silent devices fire on time, and a takeover replays the same clock steps.
+    public var wallClock: Bool
     public var engine: TriggerEngine.Configuration
 
     public init(servers: [String], instance: String, partitions: Int = 12, replicas: Int = 3, leaseTTL: Duration = .seconds(6),
-                checkpointInterval: Duration = .seconds(5), prefix: String = "geotrigger", engine: TriggerEngine.Configuration) {
+                checkpointInterval: Duration = .seconds(5), prefix: String = "geotrigger", wallClock: Bool = false,
+                engine: TriggerEngine.Configuration) {
         self.servers = servers
         self.instance = instance
         self.partitions = partitions
@@ -27,6 +31,7 @@ public struct ClusterConfiguration: Sendable {
         self.leaseTTL = leaseTTL
         self.checkpointInterval = checkpointInterval
         self.prefix = prefix
+        self.wallClock = wallClock
         self.engine = engine
     }
 

@@ -6,6 +6,7 @@ import Logging
 import Metrics
 import NATS
 import Synchronization
+import TriggerEngine
 
 /// Owns one partition while its lease holds: restores the partition's newest checkpoint, reads the partition's
 /// inputs in stream order after it, evaluates them, publishes the notifications they fire (`Nats-Msg-Id` =
@@ -87,8 +88,16 @@ final class PartitionWorker: @unchecked Sendable {
                                         from: inputSequence + 1)
         let subject = names.notificationsSubject(partition)
         var lastCheckpoint = ContinuousClock.now
+        var lastTick = ContinuousClock.now
         var changedSinceCheckpoint = false
+        var writer = ByteWriter(capacity: 64)
         while true {
+            if configuration.wallClock, ContinuousClock.now - lastTick >= .seconds(1) {
+                // The tick goes through the partition's log like any input: a replay moves the clock the same way.
+                let tick = ClusterInput(requestsSequence: requestsSequence, input: .clock(.wallClock()))
+                try connection.publish(subject: names.inputSubject(partition), data: tick.encoded(using: &writer))
+                lastTick = .now
+            }
             switch stopping.load(ordering: .acquiring) {
             case 1:
                 if changedSinceCheckpoint { try checkpoint(engine, inputSequence, requestsSequence, connection) }

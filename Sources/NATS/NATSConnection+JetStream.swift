@@ -128,6 +128,27 @@ extension NATSConnection {
         return info!.pointee.State.LastSeq
     }
 
+    /// The name of the server leading `stream`'s replicas (nil for a stream that is not clustered).
+    public func streamLeader(stream: String) throws(NATSError) -> String? {
+        var info: UnsafeMutablePointer<jsStreamInfo>?
+        var code = jsErrCode(rawValue: 0)
+        try check("stream info of \(stream)", js_GetStreamInfo(&info, jetStream, stream, nil, &code), code)
+        defer { jsStreamInfo_Destroy(info) }
+        return info!.pointee.Cluster?.pointee.Leader.map { String(cString: $0) }
+    }
+
+    /// Every message of `stream` on `subject` from the first, in order (for a consumer that reads a whole stream,
+    /// like the tests and `geotrigger-bench`).
+    public func messages(stream: String, subject: String, from sequence: UInt64 = 1, idle: Duration = .seconds(1)) throws(NATSError) -> [StoredMessage] {
+        let consumer = try PullConsumer(connection: self, stream: stream, subject: subject, from: sequence)
+        var out: [StoredMessage] = []
+        while true {
+            let batch = try consumer.fetch(1024, timeout: idle)
+            if batch.isEmpty { return out }
+            out += batch
+        }
+    }
+
     static func stored(_ msg: OpaquePointer, sequence: UInt64) -> StoredMessage {
         let count = Int(natsMsg_GetDataLength(msg))
         var data = [UInt8](repeating: 0, count: count)

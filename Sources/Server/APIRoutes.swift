@@ -62,11 +62,11 @@ struct APIRoutes: Sendable {
             if format.format == .ndjson {
                 var reader = IngestReader(decoder: NDJSONFixDecoder(source: "request", defaultDevice: format.device), limit: limit, submit: submit)
                 reader.coalesce = true
-                return try await ingest(request, &reader)
+                return try await Self.ingest(request, &reader, limit: limit)
             }
             var reader = IngestReader(decoder: try format.decoder(), limit: limit, submit: submit)
             reader.coalesce = true
-            return try await ingest(request, &reader)
+            return try await Self.ingest(request, &reader, limit: limit)
         }
         AppRoutes(host: host, limit: limit).register(on: router.group().add(middleware: BackPressureMiddleware(pressure: pressure)))
         ingestRoutes.post("sightings") { request, _ in
@@ -74,7 +74,7 @@ struct APIRoutes: Sendable {
                 try await Problem.mapping { () async throws(HostError) in try await host.process(sightings: batch.map { (line: $0.line, sighting: $0.record) }) }
             }
             reader.coalesce = true
-            return try await ingest(request, &reader)
+            return try await Self.ingest(request, &reader, limit: limit)
         }
         QueryRoutes(host: host).register(on: v1)
     }
@@ -83,7 +83,7 @@ struct APIRoutes: Sendable {
 
     private func put(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
         let id = try PathParameter.require("identifier", context)
-        var json = try await body(request)
+        var json = try await Self.body(request, limit: limit)
         if json["type"]?.stringValue == "Feature" {
             do { json = try EngineHost.specForm(Self.naming(feature: json, id)) } catch { throw Problem(error) }
         }
@@ -122,7 +122,7 @@ struct APIRoutes: Sendable {
     }
 
     private func post(_ request: Request) async throws -> Response {
-        let json = try await body(request)
+        let json = try await Self.body(request, limit: limit)
         let results = try await Problem.mapping { () async throws(HostError) in try await host.add(json) }
         var w = JSONWriter()
         w.beginObject()
@@ -181,7 +181,7 @@ struct APIRoutes: Sendable {
 
     // MARK: Ingest
 
-    private func ingest<D: StreamingRecordDecoder>(_ request: Request, _ reader: inout IngestReader<D>) async throws -> Response {
+    static func ingest<D: StreamingRecordDecoder>(_ request: Request, _ reader: inout IngestReader<D>, limit: Int) async throws -> Response {
         if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > limit { throw Problem.tooLarge(limit: limit) }
         let metrics = ServerMetrics()
         let summary: IngestSummary
@@ -205,7 +205,7 @@ struct APIRoutes: Sendable {
     // MARK: Helpers
 
     /// The body as JSON, within the size limit.
-    private func body(_ request: Request) async throws -> JSONValue {
+    static func body(_ request: Request, limit: Int) async throws -> JSONValue {
         if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > limit { throw Problem.tooLarge(limit: limit) }
         let buffer: ByteBuffer
         do { buffer = try await request.body.collect(upTo: limit) } catch let e as HTTPError where e.status == .contentTooLarge {

@@ -14,7 +14,15 @@ public enum ServeSettings {
         .init("listen", flag: "listen", .string, default: "127.0.0.1:8080",
               help: "Address to listen on, HOST:PORT or [IPv6]:PORT; port 0 picks a free one (logged). A non-loopback address needs a token."),
         .init("journal", flag: "journal", .string, default: nil,
-              help: "Directory of the journal (every accepted input, fsync'd before it is acknowledged) and its checkpoints; default: the database path with .journal appended."),
+              help: "Directory of the journal (every accepted input, fsync'd before it is acknowledged) and its checkpoints; default: the database path with .journal appended. Or nats://HOST:PORT[,HOST:PORT…]: run as one instance of a scale-out deployment on that JetStream cluster (docs/cluster.md)."),
+        .init("cluster.instance", flag: "instance", .string, default: nil,
+              help: "With a nats:// journal: this instance's name in partition leases, unique in the deployment; default: the host name and process id."),
+        .init("cluster.partitions", flag: "partitions", .integer, default: "12",
+              help: "With a nats:// journal: partitions of the input stream (devices go to fnv1a32(device) % P); every instance must say the same."),
+        .init("cluster.replicas", flag: "replicas", .integer, default: "3",
+              help: "With a nats:// journal: copies JetStream keeps of every stream and bucket (1, 3 or 5, at most the servers)."),
+        .init("cluster.leaseTTL", flag: "lease-ttl", .number, default: "6",
+              help: "With a nats:// journal: seconds after which a silent instance's partitions are taken over."),
         .init("journal.segmentBytes", flag: "journal-segment-bytes", .integer, default: "67108864",
               help: "A journal segment file is closed and a new one started once it would grow past this many bytes."),
         .init("checkpoint.interval", flag: "checkpoint-interval", .number, default: "60",
@@ -220,6 +228,27 @@ public enum ServeSettings {
             c.journalPath = journal
         }
         if let interval = try Self.seconds("checkpoint.interval", values, fail: fail) { c.checkpointInterval = interval / .seconds(1) }
+        if let journal = c.journalPath, journal.hasPrefix("nats://"), c.clusterServers == nil {
+            throw fail("journal", "expected nats://HOST:PORT[,HOST:PORT…], got '\(journal)'")
+        }
+        if let instance = string("cluster.instance") {
+            guard !instance.isEmpty, instance.allSatisfy({ $0.isLetter || $0.isNumber || "-_.".contains($0) }) else {
+                throw fail("cluster.instance", "an instance name is letters, digits, '-', '_' and '.', got '\(instance)'")
+            }
+            c.clusterInstance = instance
+        }
+        if case .int(let p)? = values["cluster.partitions"]?.value {
+            guard (1...4096).contains(p) else { throw fail("cluster.partitions", "must be 1…4096, got \(p)") }
+            c.clusterPartitions = p
+        }
+        if case .int(let r)? = values["cluster.replicas"]?.value {
+            guard [1, 3, 5].contains(r) else { throw fail("cluster.replicas", "must be 1, 3 or 5, got \(r)") }
+            c.clusterReplicas = r
+        }
+        if let ttl = try Self.seconds("cluster.leaseTTL", values, fail: fail) {
+            guard ttl >= .seconds(1) else { throw fail("cluster.leaseTTL", "must be at least 1 second") }
+            c.clusterLeaseTTL = ttl / .seconds(1)
+        }
         if case .int(let bytes)? = values["journal.segmentBytes"]?.value {
             guard bytes >= 4096 else { throw fail("journal.segmentBytes", "must be at least 4096, got \(bytes)") }
             c.journalSegmentBytes = bytes

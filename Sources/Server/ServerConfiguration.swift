@@ -2,6 +2,7 @@ import Delivery
 import MQTT
 import NIOCore
 import TriggerEngine
+import Cluster
 
 /// What `geotrigger serve` was asked to do. Defaults are the documented ones.
 public struct ServerConfiguration: Sendable {
@@ -38,6 +39,16 @@ public struct ServerConfiguration: Sendable {
     /// Start despite damage inside the journal or the newest checkpoint: keep what precedes it and say loudly
     /// what was skipped.
     public var recover = false
+    /// With a `nats://` journal: this instance's name, the input stream's partitions, JetStream's copies and the
+    /// lease TTL (docs/cluster.md).
+    public var clusterInstance: String?
+    public var clusterPartitions = 12
+    public var clusterReplicas = 3
+    public var clusterLeaseTTL: Double = 6
+
+    /// The JetStream servers when the journal is `nats://HOST:PORT[,HOST:PORT…]`: this is then one instance of a
+    /// scale-out deployment.
+    public var clusterServers: [String]? { journalPath.flatMap(ClusterConfiguration.servers(fromJournal:)) }
 
     /// The journal directory in use.
     public var effectiveJournalPath: String { journalPath ?? databasePath + ".journal" }

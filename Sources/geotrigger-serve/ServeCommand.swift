@@ -4,6 +4,7 @@ import Logging
 import Metrics
 import Prometheus
 import Server
+import Cluster
 import ServiceLifecycle
 
 /// `geotrigger serve`: its own executable, which `geotrigger serve` runs (see `ServeLauncher`), so replaying and
@@ -53,6 +54,10 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ServeCommand.help("journal.segmentBytes")) var journalSegmentBytes: Int?
     @Option(help: ServeCommand.help("checkpoint.interval")) var checkpointInterval: Double?
     @Option(help: ServeCommand.help("checkpoint.records")) var checkpointRecords: Int?
+    @Option(help: ServeCommand.help("cluster.instance")) var instance: String?
+    @Option(help: ServeCommand.help("cluster.partitions")) var partitions: Int?
+    @Option(help: ServeCommand.help("cluster.replicas")) var replicas: Int?
+    @Option(help: ServeCommand.help("cluster.leaseTTL")) var leaseTtl: Double?
     @Flag(help: "Start despite damage inside the journal or the newest checkpoint: use the newest good checkpoint and the journal up to the damage, and report loudly what was skipped (moved aside, not deleted).")
     var recover = false
     @Option(help: ServeCommand.help("listen")) var listen: String?
@@ -121,6 +126,10 @@ struct ServeCommand: AsyncParsableCommand {
         put("journal.segmentBytes", journalSegmentBytes)
         put("checkpoint.interval", checkpointInterval)
         put("checkpoint.records", checkpointRecords)
+        put("cluster.instance", instance)
+        put("cluster.partitions", partitions)
+        put("cluster.replicas", replicas)
+        put("cluster.leaseTTL", leaseTtl)
         return f
     }
 
@@ -154,6 +163,11 @@ struct ServeCommand: AsyncParsableCommand {
         }
 
         let configuration = { var c = settings.configuration; c.recover = recover; return c }()
+        if let servers = configuration.clusterServers {
+            try await runCluster(configuration, servers: servers, bluetooth: settings.bluetoothAdapter, logger: logger,
+                                 metricsText: { registry.emitToBuffer() })
+            return
+        }
         let server: GeoTriggerServer
         var inputs: [any Service] = []
         do {
@@ -172,6 +186,31 @@ struct ServeCommand: AsyncParsableCommand {
         let scheme = configuration.tlsCertificatePath == nil ? "http" : "https"
         try await server.run(inputs: inputs, onServerRunning: { port in
             logger.notice("listening", metadata: ["host": "\(configuration.host)", "port": "\(port)", "scheme": "\(scheme)"])
+        })
+    }
+
+    /// `--journal nats://…`: one instance of a scale-out deployment (docs/cluster.md).
+    func runCluster(_ configuration: ServerConfiguration, servers: [String], bluetooth: String?, logger: Logger,
+                    metricsText: @escaping @Sendable () -> [UInt8]) async throws {
+        let server: ClusterServer
+        do {
+            if !configuration.sinks.isEmpty || !configuration.inputs.isEmpty || bluetooth != nil {
+                throw ServerConfigurationError(reason: "--sink, --input and --bluetooth are not used with a nats:// journal: inputs arrive over HTTP, and notifications go to the notification stream (docs/cluster.md)")
+            }
+            let engine = configuration.engineConfiguration
+            let instance = configuration.clusterInstance ?? "\(ProcessInfo.processInfo.hostName)-\(ProcessInfo.processInfo.processIdentifier)"
+            let cluster = ClusterConfiguration(
+                servers: servers, instance: instance, partitions: configuration.clusterPartitions, replicas: configuration.clusterReplicas,
+                leaseTTL: .milliseconds(Int64(configuration.clusterLeaseTTL * 1000)),
+                checkpointInterval: .milliseconds(Int64(configuration.checkpointInterval * 1000)),
+                wallClock: configuration.clock == .wall, engine: engine)
+            server = try ClusterServer(configuration: configuration, cluster: cluster, logger: logger, metricsText: metricsText)
+        } catch {
+            logger.critical("cannot start", metadata: ["error": "\(error)"])
+            throw ExitCode(2)
+        }
+        try await server.run(onServerRunning: { port in
+            logger.notice("listening", metadata: ["host": "\(configuration.host)", "port": "\(port)", "scheme": "http"])
         })
     }
 }

@@ -1,0 +1,137 @@
+import Cluster
+import Host
+import Hummingbird
+import Ingest
+import JSON
+import Journal
+import NIOCore
+import TriggerEngine
+
+/// The API of an instance of a scale-out deployment (`serve --journal nats://…`): inputs and request changes go
+/// to the JetStream streams and are answered once stored there; evaluation happens where each device's partition
+/// is owned, and notifications go to the notification stream. Routes that read engine state (device status,
+/// occupants, the request listing) belong to the partition owners and are not served here (docs/cluster.md).
+struct ClusterRoutes: Sendable {
+    let node: ClusterNode
+    let limit: Int
+    let metricsText: (@Sendable () -> [UInt8])?
+
+    var gateway: ClusterGateway { node.gateway }
+
+    func register(on router: Router<BasicRequestContext>) {
+        router.get("/healthz") { _, _ in APIRoutes.json(#"{"status":"ok"}"#) }
+        router.get("/readyz") { _, _ in
+            if let reason = node.failureReason { throw Problem.unavailable(reason) }
+            return APIRoutes.json(#"{"status":"ready"}"#)
+        }
+        router.get("/metrics") { _, _ in
+            guard let metricsText else { throw Problem(.notFound, title: "No metrics", detail: "metrics are not collected") }
+            return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
+                            body: .init(byteBuffer: ByteBuffer(bytes: metricsText())))
+        }
+        let v1 = router.group("v1")
+        v1.get("openapi.json") { _, _ in APIRoutes.json(OpenAPIDocument.bytes) }
+        v1.get("cluster") { _, _ in status() }
+        v1.post("requests") { request, _ in try await post(try await APIRoutes.body(request, limit: limit)) }
+        v1.put("requests/:identifier") { request, context in
+            let id = try PathParameter.require("identifier", context)
+            var json = try await APIRoutes.body(request, limit: limit)
+            if json["type"]?.stringValue == "Feature" { json = APIRoutes.naming(feature: json, id) }
+            guard var object = json.objectValue else {
+                throw Problem(.badRequest, title: "Malformed request", detail: "expected a request object, found \(json.kindName)")
+            }
+            if !object.contains(where: { $0.key == "identifier" }) && json["type"]?.stringValue != "Feature" {
+                object.insert((key: "identifier", value: .string(id)), at: 0)
+                json = .object(object)
+            }
+            let added = try await add(json)
+            guard added.allSatisfy({ $0.identifier == id }) else {
+                throw Problem(.unprocessableContent, title: "Identifier mismatch", detail: "the body's identifier differs from '\(id)' in the path",
+                              extensions: [("path", "identifier")])
+            }
+            var w = JSONWriter()
+            w.beginObject(); w.field("identifier", id); w.field("outcome", added.first?.replaced == true ? "replaced" : "added"); w.endObject()
+            return APIRoutes.json(w.bytes, status: added.first?.replaced == true ? .ok : .created)
+        }
+        v1.delete("requests/:identifier") { _, context in
+            let id = try PathParameter.require("identifier", context)
+            guard gateway.requests.isPending(id) else { throw APIRoutes.noRequest(id) }
+            try await change(.remove(identifiers: [id]))
+            return Response(status: .noContent)
+        }
+        v1.delete("requests") { request, _ in
+            let ids = request.uri.queryParameters.getAll("identifier").map { String($0) }
+            let removed = ids.filter { gateway.requests.isPending($0) }
+            try await change(ids.isEmpty ? .removeAll : .remove(identifiers: removed))
+            var w = JSONWriter()
+            w.beginObject(); w.key("removed"); w.beginArray()
+            for id in removed { w.string(id) }
+            w.endArray(); w.endObject()
+            return APIRoutes.json(w.bytes)
+        }
+        v1.post("fixes") { request, _ in
+            let submit = { (batch: [(line: Int, record: LocationFix)]) async throws(Problem) -> [(line: Int, reason: FixRejection)] in
+                try await Problem.mapping { () async throws(ClusterError) in try await gateway.publish(fixes: batch.map(\.record)) }
+                return []
+            }
+            let format = try FixBodyFormat(request)
+            if format.format == .ndjson {
+                var reader = IngestReader(decoder: NDJSONFixDecoder(source: "request", defaultDevice: format.device), limit: limit, submit: submit)
+                reader.coalesce = true
+                return try await APIRoutes.ingest(request, &reader, limit: limit)
+            }
+            var reader = IngestReader(decoder: try format.decoder(), limit: limit, submit: submit)
+            reader.coalesce = true
+            return try await APIRoutes.ingest(request, &reader, limit: limit)
+        }
+        v1.post("sightings") { request, _ in
+            var reader = IngestReader(decoder: NDJSONSightingDecoder(source: "request"), limit: limit) { batch async throws(Problem) in
+                try await Problem.mapping { () async throws(ClusterError) in try await gateway.publish(sightings: batch.map(\.record)) }
+                return []
+            }
+            reader.coalesce = true
+            return try await APIRoutes.ingest(request, &reader, limit: limit)
+        }
+    }
+
+    /// Decodes and checks every request (all or none), then writes them as one change.
+    private func add(_ body: JSONValue) async throws -> [(identifier: String, replaced: Bool)] {
+        let json: JSONValue
+        do { json = try EngineHost.specForm(body) } catch { throw Problem(error) }
+        let requests: [NotificationRequest]
+        do { requests = try RequestDecoder().decodeRequests(json) } catch { throw Problem.invalidRequest(error) }
+        let result = requests.map { ($0.identifier, gateway.requests.isPending($0.identifier)) }
+        try await change(.requests(json: json.jsonText))
+        return result
+    }
+
+    private func post(_ body: JSONValue) async throws -> Response {
+        let results = try await add(body)
+        var w = JSONWriter()
+        w.beginObject()
+        w.field("added", results.filter { !$0.replaced }.count)
+        w.field("replaced", results.filter { $0.replaced }.count)
+        w.key("identifiers"); w.beginArray()
+        for r in results { w.string(r.identifier) }
+        w.endArray()
+        w.endObject()
+        return APIRoutes.json(w.bytes)
+    }
+
+    private func change(_ input: HostInput) async throws(Problem) {
+        _ = try await Problem.mapping { () async throws(ClusterError) in try await gateway.publish(change: input) }
+    }
+
+    private func status() -> Response {
+        var w = JSONWriter()
+        w.beginObject()
+        w.field("instance", node.configuration.instance)
+        w.field("partitions", node.configuration.partitions)
+        w.key("owned"); w.beginArray()
+        for p in node.ownedPartitions { w.number(p) }
+        w.endArray()
+        w.field("requestsSequence", Int(gateway.requests.lastSequence))
+        w.endObject()
+        return APIRoutes.json(w.bytes)
+    }
+}
