@@ -245,6 +245,15 @@ let package = Package(
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],
             swiftSettings: strict),
+        // Starts its own 3-node JetStream cluster (Debian's nats-server) and, for failover, `geotrigger serve`
+        // instances; skips when nats-server is not installed.
+        .testTarget(
+            name: "ClusterTests",
+            dependencies: [
+                "JSON", "Cluster", "NATS", "Host", "Journal", "TriggerEngine", "TestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict),
         // Runs the built `geotrigger` executable end to end (it is built alongside the tests).
         .testTarget(
             name: "GeoTriggerCLITests",

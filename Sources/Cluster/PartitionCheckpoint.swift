@@ -44,12 +44,10 @@ public struct PartitionCheckpoint: Sendable, Equatable {
         for c in chunks { w.u64(c) }
         try connection.publish(subject: names.checkpointHead(partition), data: w.bytes)
         // Older heads and chunks are no longer needed; a failure here only leaves them for the next checkpoint.
-        try? connection.purge(stream: names.checkpointsStream, subject: names.checkpointHead(partition), below: lastHeadSequence(partition, names, connection))
-        try? connection.purge(stream: names.checkpointsStream, subject: names.checkpointData(partition), below: chunks[0])
-    }
-
-    private func lastHeadSequence(_ partition: Int, _ names: ClusterNames, _ connection: NATSConnection) throws(NATSError) -> UInt64 {
-        try connection.lastMessage(stream: names.checkpointsStream, subject: names.checkpointHead(partition))?.sequence ?? 0
+        // By count, not by sequence: a purge of this subject below the new head's sequence made the new checkpoint's
+        // first chunk unreadable here (nats-server 2.9.10; ClusterPrimitivesTests caught it).
+        try? connection.purge(stream: names.checkpointsStream, subject: names.checkpointHead(partition), keep: 1)
+        try? connection.purge(stream: names.checkpointsStream, subject: names.checkpointData(partition), keep: UInt64(chunks.count))
     }
 
     /// The newest checkpoint of `partition`, nil when it has none; damage throws (a takeover must not start from a

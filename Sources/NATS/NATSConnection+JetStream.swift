@@ -107,16 +107,16 @@ extension NATSConnection {
         return Self.stored(msg!, sequence: natsMsg_GetSequence(msg))
     }
 
-    /// Removes `subject`'s messages below `sequence` from `stream`.
-    public func purge(stream: String, subject: String, below sequence: UInt64) throws(NATSError) {
+    /// Removes `subject`'s messages from `stream`, all but the newest `keep`.
+    public func purge(stream: String, subject: String, keep: UInt64) throws(NATSError) {
         var options = jsOptions()
         jsOptions_Init(&options)
         let s = strdup(subject)
         defer { free(s) }
         options.Stream.Purge.Subject = UnsafePointer(s)
-        options.Stream.Purge.Sequence = sequence
+        options.Stream.Purge.Keep = keep
         var code = jsErrCode(rawValue: 0)
-        try check("purge \(subject) of \(stream) below \(sequence)", js_PurgeStream(jetStream, stream, &options, &code), code)
+        try check("purge \(subject) of \(stream) but the newest \(keep)", js_PurgeStream(jetStream, stream, &options, &code), code)
     }
 
     /// The sequence of the newest message in `stream` (0 when it is empty).

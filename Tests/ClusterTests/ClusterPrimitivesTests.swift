@@ -1,0 +1,103 @@
+import Cluster
+import Foundation
+import Journal
+import NATS
+import Testing
+import TestSupport
+import TriggerEngine
+
+/// The building blocks against a real nats-server: the partition function, leases, checkpoints and the input
+/// message format.
+@Suite(.serialized) struct ClusterPrimitivesTests {
+    /// The gateway places a device where nats-server's own `partition()` subject mapping would: producers that
+    /// publish through such a mapping and instances that partition client-side agree.
+    @Test(.enabled(if: NATSCluster.available, "nats-server is not installed (Tools/setup.sh --tests)"))
+    func partitionIsNATSServersPartitionMapping() throws {
+        let cluster = try NATSCluster(size: 1, extraConfig: #"mappings = { "loc.*": "loc.{{partition(7,1)}}.{{wildcard(1)}}" }"#)
+        let connection = try NATSConnection(servers: cluster.servers, name: "test")
+        let subscription = try Subscription(connection: connection, subject: "loc.>")
+        var rng = SplitMix(seed: 15)
+        let devices = (0..<300).map { k in k % 3 == 0 ? "truck-\(k)" : "d\(rng.next() % 1_000_000)-\(k)" } + ["ä-unicode", "x"]
+        for d in devices { try connection.publish(subject: "loc.\(d)", data: []) }
+        var seen = 0
+        while let m = try subscription.next(timeout: .seconds(2)) {
+            let parts = m.subject.split(separator: ".", maxSplits: 2)
+            let device = String(parts[2]), partition = Int(parts[1])!
+            #expect(partition == Partitioning.partition(of: device, count: 7), "\(device)")
+            seen += 1
+            if seen == devices.count { break }
+        }
+        #expect(seen == devices.count)
+    }
+
+    /// A lease is one holder's: create fails while it is held, an update with a stale revision fails, and once the
+    /// holder stops renewing, the TTL frees it for another.
+    @Test(.enabled(if: NATSCluster.available, "nats-server is not installed (Tools/setup.sh --tests)"))
+    func leasesAreExclusiveAndExpire() throws {
+        let cluster = try NATSCluster()
+        let a = try NATSConnection(servers: cluster.servers, name: "a"), b = try NATSConnection(servers: [cluster.servers[2]], name: "b")
+        let leasesA = try KeyValueBucket(connection: a, name: "leases", replicas: 3, ttl: .seconds(2))
+        let leasesB = try KeyValueBucket(connection: b, name: "leases", replicas: 3, ttl: .seconds(2))
+        let first = try leasesA.create("p0", value: Array("a".utf8))
+        #expect(throws: NATSError.self) { _ = try leasesB.create("p0", value: Array("b".utf8)) }
+        do { _ = try leasesB.create("p0", value: Array("b".utf8)) } catch { #expect(error.kind == .conflict) }
+        let renewed = try leasesA.update("p0", value: Array("a".utf8), revision: first)
+        do { _ = try leasesB.update("p0", value: Array("b".utf8), revision: first); Issue.record("a stale revision was accepted") } catch {
+            #expect(error.kind == .conflict)
+        }
+        #expect(try leasesB.get("p0")?.value == Array("a".utf8))
+        #expect(try leasesB.get("p0")?.revision == renewed)
+        Thread.sleep(forTimeInterval: 3)
+        #expect(try leasesB.get("p0") == nil, "the lease outlived its TTL")
+        _ = try leasesB.create("p0", value: Array("b".utf8))
+        #expect(try leasesA.get("p0")?.value == Array("b".utf8))
+        do { _ = try leasesA.update("p0", value: Array("a".utf8), revision: renewed); Issue.record("the old holder renewed a lease it lost") } catch {
+            #expect(error.kind == .conflict)
+        }
+    }
+
+    /// A checkpoint larger than a message goes in chunks and comes back whole; the next one purges its chunks, and
+    /// a damaged head is refused with what is wrong.
+    @Test(.enabled(if: NATSCluster.available, "nats-server is not installed (Tools/setup.sh --tests)"))
+    func checkpointsRoundTripInChunksAndReplaceTheOldOnes() throws {
+        let cluster = try NATSCluster()
+        let connection = try NATSConnection(servers: cluster.servers, name: "test")
+        let names = ClusterNames(prefix: "ck")
+        try names.ensureStreams(on: connection, replicas: 3, duplicateWindow: .seconds(120))
+        #expect(try PartitionCheckpoint.load(partition: 2, names: names, from: connection) == nil)
+        var rng = SplitMix(seed: 7)
+        let body = (0..<1_300_000).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+        let first = PartitionCheckpoint(inputSequence: 41, requestsSequence: 3, body: body)
+        try first.save(partition: 2, names: names, on: connection)
+        #expect(try PartitionCheckpoint.load(partition: 2, names: names, from: connection) == first)
+        let chunks = try connection.messages(stream: names.checkpointsStream, subject: names.checkpointData(2))
+        #expect(chunks.count == 3)
+        let second = PartitionCheckpoint(inputSequence: 90, requestsSequence: 4, body: Array(body.prefix(1000)))
+        try second.save(partition: 2, names: names, on: connection)
+        #expect(try PartitionCheckpoint.load(partition: 2, names: names, from: connection) == second)
+        #expect(try connection.messages(stream: names.checkpointsStream, subject: names.checkpointData(2)).count == 1)
+        // Another partition's checkpoints are its own.
+        #expect(try PartitionCheckpoint.load(partition: 1, names: names, from: connection) == nil)
+        try connection.publish(subject: names.checkpointHead(2), data: Array("GTPC".utf8) + [1, 0, 0])
+        #expect(throws: (any Error).self) { _ = try PartitionCheckpoint.load(partition: 2, names: names, from: connection) }
+    }
+
+    /// What the gateway writes, the partition owner reads: inputs keep their requests-stream stamp.
+    @Test func inputMessagesRoundTrip() throws {
+        let fixes = [LocationFix(device: "d1", timestamp: Timestamp(seconds: 1_700_000_000.25), latitude: 52.5, longitude: 13.4, horizontalAccuracy: 5)]
+        var w = ByteWriter()
+        for input in [ClusterInput(requestsSequence: 7, input: .fixes(fixes)), ClusterInput(requestsSequence: 0, input: .clock(Timestamp(seconds: 5)))] {
+            let bytes = input.encoded(using: &w)
+            #expect(try ClusterInput(decoding: bytes, sequence: 1) == input)
+        }
+        #expect(throws: HostRecordError.self) { _ = try ClusterInput(decoding: [1, 2, 3], sequence: 9) }
+        #expect(throws: HostRecordError.self) { _ = try ClusterInput(decoding: [0, 0, 0, 0, 0, 0, 0, 0, 99], sequence: 9) }
+    }
+
+    @Test func journalAddressesParse() {
+        #expect(ClusterConfiguration.servers(fromJournal: "nats://a:4222,b:4223") == ["nats://a:4222", "nats://b:4223"])
+        #expect(ClusterConfiguration.servers(fromJournal: "nats://a:4222") == ["nats://a:4222"])
+        #expect(ClusterConfiguration.servers(fromJournal: "nats://a:1,,b:2") == nil)
+        #expect(ClusterConfiguration.servers(fromJournal: "/var/lib/geotrigger/journal") == nil)
+    }
+}
