@@ -24,7 +24,18 @@ public final class ClusterNode: Service, Sendable {
         let connection = try NATSConnection(servers: configuration.servers, name: "\(configuration.instance) gateway")
         // A takeover publishes again what the last owner published after its checkpoint: the window must cover that.
         let window = max(.seconds(120), (configuration.checkpointInterval + configuration.leaseTTL) * 10)
-        try names.ensureStreams(on: connection, replicas: configuration.replicas, duplicateWindow: window)
+        // A cluster electing a leader (a node just restarted) answers after a while: wait for it, within reason.
+        let deadline = ContinuousClock.now + .seconds(60)
+        while true {
+            do {
+                try names.ensureStreams(on: connection, replicas: configuration.replicas, duplicateWindow: window)
+                break
+            } catch {
+                guard ContinuousClock.now < deadline else { throw error }
+                logger.warning("JetStream streams not ready; trying again", metadata: ["error": "\(error)"])
+                Thread.sleep(forTimeInterval: 1)
+            }
+        }
         let requests = RequestsFollower(connection: connection, names: names, logger: logger)
         gateway = ClusterGateway(connection: connection, names: names, partitions: configuration.partitions, requests: requests, logger: logger)
         let metrics = ClusterMetrics()

@@ -4,8 +4,15 @@ import Glibc
 #endif
 
 extension NATSConnection {
-    /// Creates the stream, or updates it to `settings` when it exists (file storage, limits retention).
+    /// Creates the stream when absent (file storage, limits retention). An existing stream is left as it is: its
+    /// settings are the deployment's, and an update at every start would need the stream's leader each time.
     public func ensureStream(_ settings: StreamSettings) throws(NATSError) {
+        var existing: UnsafeMutablePointer<jsStreamInfo>?
+        var code = jsErrCode(rawValue: 0)
+        let found = js_GetStreamInfo(&existing, jetStream, settings.name, nil, &code)
+        jsStreamInfo_Destroy(existing)
+        if found == NATS_OK { return }
+        guard found == NATS_NOT_FOUND || code == JSStreamNotFoundErr else { throw NATSError("stream info of \(settings.name)", status: found, code: code) }
         var config = jsStreamConfig()
         jsStreamConfig_Init(&config)
         let name = strdup(settings.name)
@@ -17,19 +24,17 @@ extension NATSConnection {
         config.Duplicates = settings.duplicateWindow.components.seconds * 1_000_000_000
         config.MaxMsgsPerSubject = settings.maximumPerSubject == 0 ? -1 : settings.maximumPerSubject
         config.MaxMsgSize = settings.maximumMessageBytes == 0 ? -1 : settings.maximumMessageBytes
-        var code = jsErrCode(rawValue: 0)
+        code = jsErrCode(rawValue: 0)
         let status = subjects.withUnsafeMutableBufferPointer { b -> natsStatus in
             config.Subjects = b.baseAddress
             config.SubjectsLen = Int32(b.count)
             var info: UnsafeMutablePointer<jsStreamInfo>?
-            var s = js_AddStream(&info, jetStream, &config, nil, &code)
-            if s != NATS_OK, code == JSStreamNameExistErr {
-                code = jsErrCode(rawValue: 0)
-                s = js_UpdateStream(&info, jetStream, &config, nil, &code)
-            }
+            let s = js_AddStream(&info, jetStream, &config, nil, &code)
             jsStreamInfo_Destroy(info)
             return s
         }
+        // Another instance starting at the same time may have created it first.
+        if status != NATS_OK, code == JSStreamNameExistErr { return }
         try check("create stream \(settings.name)", status, code)
     }
 

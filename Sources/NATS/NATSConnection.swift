@@ -70,8 +70,9 @@ public final class NATSConnection: @unchecked Sendable {
     /// Whether the connection is up (not reconnecting or closed).
     public var isConnected: Bool { natsConnection_Status(connection) == NATS_CONN_STATUS_CONNECTED }
 
-    /// Core NATS publish (no JetStream acknowledgement), for tests of subject mappings.
-    public func publish(subject: String, data: [UInt8]) throws(NATSError) {
+    /// Core NATS publish: no acknowledgement, nothing stored unless a stream happens to listen (tests of subject
+    /// mappings). Named apart from the JetStream `publish` so that one is never called by mistake.
+    public func publishWithoutAcknowledgement(subject: String, data: [UInt8]) throws(NATSError) {
         try check("publish \(subject)", data.withUnsafeBytes { natsConnection_Publish(connection, subject, $0.baseAddress, Int32($0.count)) })
         try check("flush", natsConnection_Flush(connection))
     }

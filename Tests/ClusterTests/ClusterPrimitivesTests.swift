@@ -18,7 +18,7 @@ import TriggerEngine
         let subscription = try Subscription(connection: connection, subject: "loc.>")
         var rng = SplitMix(seed: 15)
         let devices = (0..<300).map { k in k % 3 == 0 ? "truck-\(k)" : "d\(rng.next() % 1_000_000)-\(k)" } + ["ä-unicode", "x"]
-        for d in devices { try connection.publish(subject: "loc.\(d)", data: []) }
+        for d in devices { try connection.publishWithoutAcknowledgement(subject: "loc.\(d)", data: []) }
         var seen = 0
         while let m = try subscription.next(timeout: .seconds(2)) {
             let parts = m.subject.split(separator: ".", maxSplits: 2)

@@ -80,7 +80,7 @@ final class NATSCluster: @unchecked Sendable {
             do {
                 let c = try NATSConnection(servers: servers, name: "test probe")
                 try c.ensureStream(StreamSettings(name: "PROBE", subjects: ["probe"], replicas: nodes.count))
-                try c.publish(subject: "probe", data: [1])
+                _ = try c.publish(subject: "probe", data: [1])
                 return
             } catch {
                 last = error
