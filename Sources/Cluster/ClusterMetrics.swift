@@ -10,5 +10,6 @@ struct ClusterMetrics: Sendable {
     let checkpointSeconds = Timer(label: "geotrigger_cluster_checkpoint_seconds")
     let partitionRestarts = Counter(label: "geotrigger_cluster_partition_restarts_total")
     let owned = Gauge(label: "geotrigger_cluster_owned_partitions")
+    let suppressedOnce = Counter(label: "geotrigger_cluster_suppressed_once_total")
     let leaseLosses = Counter(label: "geotrigger_cluster_lease_losses_total")
 }

@@ -25,6 +25,8 @@ public struct ClusterNames: Sendable {
     /// Leases on partitions (`p<n>` → owner) and live instances (`<instance>` → heartbeat).
     public var leaseBucket: String { "\(token)_leases" }
     public var memberBucket: String { "\(token)_members" }
+    /// `repeats: false` requests: which firing is the one (`<hex identifier>.<revision>` → deliveryId).
+    public var onceBucket: String { "\(token)_once" }
 
     /// Creates (or updates) every stream. The notification stream's duplicate window must be longer than a
     /// takeover replays: a checkpoint interval plus the lease TTL, with a wide margin.

@@ -128,7 +128,8 @@ final class PartitionWorker: @unchecked Sendable {
                 }
                 let outcome = engine.apply(input.input)
                 if outcome.rejected > 0 { metrics.rejected.increment(by: outcome.rejected) }
-                for n in outcome.notifications {
+                for (n, repeats) in outcome.notifications {
+                    if !repeats, try !claimOnce(n, connection) { continue }
                     var json = n.json
                     let sent: Result<Void, NATSError> = json.withUTF8 { b in
                         Result { () throws(NATSError) in
@@ -147,6 +148,30 @@ final class PartitionWorker: @unchecked Sendable {
                 lastCheckpoint = .now
                 changedSinceCheckpoint = false
             }
+        }
+    }
+
+    private var onceBucket: KeyValueBucket?
+
+    /// A `repeats: false` request fires once in the whole deployment (SPEC §1), but each partition's engine fires it
+    /// at its own first transition: the first firing to claim the request's key in the once bucket is the one
+    /// published, the others are dropped (and counted). A replay of the winning firing finds its own deliveryId
+    /// there and publishes it again (deduplicated downstream), so a takeover changes nothing.
+    private func claimOnce(_ n: RecordedNotification, _ connection: NATSConnection) throws -> Bool {
+        if onceBucket == nil {
+            onceBucket = try KeyValueBucket(connection: connection, name: names.onceBucket, replicas: configuration.replicas)
+        }
+        let tail = n.deliveryId.split(separator: "/").last ?? ""
+        let key = "r." + n.identifier.utf8.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined()
+            + "." + tail.prefix { $0.isNumber }
+        let id = Array(n.deliveryId.utf8)
+        switch Result(catching: { () throws(NATSError) in try onceBucket!.create(key, value: id) }) {
+        case .success: return true
+        case .failure(let e) where e.kind == .conflict:
+            if try onceBucket!.get(key)?.value == id { return true }
+            metrics.suppressedOnce.increment()
+            return false
+        case .failure(let e): throw e
         }
     }
 

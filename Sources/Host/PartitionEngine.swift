@@ -11,10 +11,11 @@ public final class PartitionEngine {
         state = HostState(configuration: configuration)
     }
 
-    /// Applies one input; returns the notifications it fired and how many fixes or sightings the engine refused.
-    public func apply(_ input: HostInput) -> (notifications: [RecordedNotification], rejected: Int, requestError: String?) {
+    /// Applies one input; returns the notifications it fired (with whether their request repeats) and how many
+    /// fixes or sightings the engine refused.
+    public func apply(_ input: HostInput) -> (notifications: [(notification: RecordedNotification, repeats: Bool)], rejected: Int, requestError: String?) {
         let outcome = state.apply(input)
-        return (outcome.fired.map(RecordedNotification.init), outcome.rejected.count, outcome.requestError.map { "\($0)" })
+        return (outcome.fired.map { (RecordedNotification($0), $0.repeats) }, outcome.rejected.count, outcome.requestError.map { "\($0)" })
     }
 
     /// The whole state, in the embedded host's checkpoint format.
