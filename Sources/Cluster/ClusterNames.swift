@@ -20,7 +20,7 @@ public struct ClusterNames: Sendable {
     public var notificationsWildcard: String { "\(prefix).notifications.*" }
     /// Partition checkpoints: chunks, then a head naming them.
     public var checkpointsStream: String { "\(token)_CHECKPOINTS" }
-    public func checkpointData(_ partition: Int) -> String { "\(prefix).checkpoints.\(partition).data" }
+    public func checkpointData(_ partition: Int, _ token: String) -> String { "\(prefix).checkpoints.\(partition).data.\(token)" }
     public func checkpointHead(_ partition: Int) -> String { "\(prefix).checkpoints.\(partition).head" }
     /// Leases on partitions (`p<n>` → owner) and live instances (`<instance>` → heartbeat).
     public var leaseBucket: String { "\(token)_leases" }

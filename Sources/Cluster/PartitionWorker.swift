@@ -77,7 +77,9 @@ final class PartitionWorker: @unchecked Sendable {
         let engine = PartitionEngine(configuration: configuration.engine)
         var inputSequence: UInt64 = 0, requestsSequence: UInt64 = 0
         let started = ContinuousClock.now
-        if let checkpoint = try PartitionCheckpoint.load(partition: partition, names: names, from: connection) {
+        location = nil
+        if let (checkpoint, at) = try PartitionCheckpoint.load(partition: partition, names: names, from: connection) {
+            location = at
             try engine.restore(checkpoint.body)
             inputSequence = checkpoint.inputSequence
             requestsSequence = checkpoint.requestsSequence
@@ -152,6 +154,8 @@ final class PartitionWorker: @unchecked Sendable {
     }
 
     private var onceBucket: KeyValueBucket?
+    /// The checkpoint this tenure restored or wrote last: the next one is written over it (fenced).
+    private var location: PartitionCheckpoint.Location?
 
     /// A `repeats: false` request fires once in the whole deployment (SPEC §1), but each partition's engine fires it
     /// at its own first transition: the first firing to claim the request's key in the once bucket is the one
@@ -182,7 +186,8 @@ final class PartitionWorker: @unchecked Sendable {
         guard failed == 0 else { throw ClusterError.unavailable("\(failed) notifications were not stored") }
         let started = ContinuousClock.now
         let body = engine.checkpoint()
-        try PartitionCheckpoint(inputSequence: input, requestsSequence: requests, body: body).save(partition: partition, names: names, on: connection)
+        location = try PartitionCheckpoint(inputSequence: input, requestsSequence: requests, body: body)
+            .save(partition: partition, names: names, on: connection, replacing: location)
         metrics.checkpoints.increment()
         metrics.checkpointSeconds.recordNanoseconds((ContinuousClock.now - started).nanoseconds)
     }

@@ -80,16 +80,21 @@ extension NATSConnection {
         defer { free(id) }
         options.MsgId = id.map { UnsafePointer($0) }
         try check("publish to \(subject)", js_PublishAsync(jetStream, subject, data.baseAddress, Int32(data.count), &options))
+        asyncFailures.published.add(1, ordering: .relaxed)
     }
 
-    /// Waits until every asynchronous publish is acknowledged or failed; returns how many failed since the last
-    /// call (0: all stored). `.timeout` when some are still unanswered after `timeout`.
+    /// Waits until every asynchronous publish is answered; returns how many since the last call were not
+    /// acknowledged (refused, timed out, or dropped: 0 means all stored). `.timeout` when some are still unanswered
+    /// after `timeout`. One caller at a time per connection.
     public func waitForAsyncPublishes(timeout: Duration) throws(NATSError) -> Int {
         var options = jsPubOptions()
         jsPubOptions_Init(&options)
         options.MaxWait = timeout.milliseconds
-        try check("wait for asynchronous publishes", js_PublishAsyncComplete(jetStream, &options))
-        return asyncFailures.count.exchange(0, ordering: .relaxed)
+        let status = js_PublishAsyncComplete(jetStream, &options)
+        let published = asyncFailures.published.exchange(0, ordering: .relaxed)
+        let acknowledged = asyncFailures.acknowledged.exchange(0, ordering: .relaxed)
+        try check("wait for asynchronous publishes", status)
+        return published - acknowledged
     }
 
     /// The message at `sequence` of `stream`; `.notFound` when there is none (deleted, purged or not yet written).

@@ -48,10 +48,14 @@ public final class NATSConnection: @unchecked Sendable {
         jsOptions_Init(&jsOptions)
         jsOptions.Wait = apiWait.milliseconds
         jsOptions.PublishAsync.MaxPending = 4096
-        jsOptions.PublishAsync.ErrHandler = { _, _, closure in
-            Unmanaged<AsyncFailures>.fromOpaque(closure!).takeUnretainedValue().count.add(1, ordering: .relaxed)
+        // Every asynchronous publish is counted when JetStream answers it: a checkpoint compares the acknowledged
+        // count with the published one, so a message nats.c dropped without calling back is noticed too.
+        jsOptions.PublishAsync.AckHandler = { _, msg, ack, _, closure in
+            let counts = Unmanaged<AsyncFailures>.fromOpaque(closure!).takeUnretainedValue()
+            if ack != nil { counts.acknowledged.add(1, ordering: .relaxed) }
+            natsMsg_Destroy(msg)
         }
-        jsOptions.PublishAsync.ErrHandlerClosure = Unmanaged.passUnretained(asyncFailures).toOpaque()
+        jsOptions.PublishAsync.AckHandlerClosure = Unmanaged.passUnretained(asyncFailures).toOpaque()
         let s = natsConnection_JetStream(&js, nc, &jsOptions)
         guard s == NATS_OK, let js else {
             natsConnection_Destroy(nc)
@@ -102,7 +106,8 @@ extension Duration {
     var milliseconds: Int64 { components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000 }
 }
 
-/// What nats.c's asynchronous-publish error callback counts into (it runs on nats.c's own thread).
+/// Asynchronous publishes made and acknowledged (nats.c's callback runs on its own thread).
 final class AsyncFailures: Sendable {
-    let count = Atomic<Int>(0)
+    let published = Atomic<Int>(0)
+    let acknowledged = Atomic<Int>(0)
 }

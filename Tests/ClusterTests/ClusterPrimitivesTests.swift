@@ -68,17 +68,25 @@ import TriggerEngine
         var rng = SplitMix(seed: 7)
         let body = (0..<1_300_000).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
         let first = PartitionCheckpoint(inputSequence: 41, requestsSequence: 3, body: body)
-        try first.save(partition: 2, names: names, on: connection)
-        #expect(try PartitionCheckpoint.load(partition: 2, names: names, from: connection) == first)
-        let chunks = try connection.messages(stream: names.checkpointsStream, subject: names.checkpointData(2))
-        #expect(chunks.count == 3)
+        let at = try first.save(partition: 2, names: names, on: connection, replacing: nil)
+        let loaded = try #require(try PartitionCheckpoint.load(partition: 2, names: names, from: connection))
+        #expect(loaded.checkpoint == first && loaded.location == at)
+        #expect(try connection.messages(stream: names.checkpointsStream, subject: at.dataSubject).count == 3)
+        // A second owner that loaded the same checkpoint is fenced out once the first wrote over it.
         let second = PartitionCheckpoint(inputSequence: 90, requestsSequence: 4, body: Array(body.prefix(1000)))
-        try second.save(partition: 2, names: names, on: connection)
-        #expect(try PartitionCheckpoint.load(partition: 2, names: names, from: connection) == second)
-        #expect(try connection.messages(stream: names.checkpointsStream, subject: names.checkpointData(2)).count == 1)
+        let next = try second.save(partition: 2, names: names, on: connection, replacing: at)
+        do {
+            try PartitionCheckpoint(inputSequence: 60, requestsSequence: 4, body: [1, 2, 3]).save(partition: 2, names: names, on: connection, replacing: at)
+            Issue.record("a checkpoint over a replaced head was accepted")
+        } catch { #expect(error.kind == .conflict) }
+        #expect(try PartitionCheckpoint.load(partition: 2, names: names, from: connection)?.checkpoint == second)
+        // The replaced checkpoint's chunks are gone; the new one's are there.
+        #expect(try connection.messages(stream: names.checkpointsStream, subject: at.dataSubject).isEmpty)
+        #expect(try connection.messages(stream: names.checkpointsStream, subject: next.dataSubject).count == 1)
+        #expect(try connection.messages(stream: names.checkpointsStream, subject: names.checkpointHead(2)).count == 1)
         // Another partition's checkpoints are its own.
         #expect(try PartitionCheckpoint.load(partition: 1, names: names, from: connection) == nil)
-        try connection.publish(subject: names.checkpointHead(2), data: Array("GTPC".utf8) + [1, 0, 0])
+        try connection.publish(subject: names.checkpointHead(2), data: Array("GTPC".utf8) + [2, 0, 0])
         #expect(throws: (any Error).self) { _ = try PartitionCheckpoint.load(partition: 2, names: names, from: connection) }
     }
 

@@ -25,8 +25,10 @@ struct ClusterWorkload {
         positions = all
     }
 
-    /// 20 circles of 400 m on a 4 × 5 grid, and one `repeats: false` circle.
-    var requestsJSON: String {
+    /// 20 circles of 400 m on a 4 × 5 grid, and with `withOnce` a `repeats: false` circle.
+    var requestsJSON: String { requests(withOnce: false) }
+
+    func requests(withOnce: Bool) -> String {
         var items: [String] = []
         for i in 0..<4 {
             for j in 0..<5 {
@@ -34,8 +36,10 @@ struct ClusterWorkload {
                 items.append(#"{"identifier":"\#(id)","content":{"title":"\#(id)","body":"{device} at \#(id)"},"trigger":{"region":{"type":"circle","id":"\#(id)","center":{"latitude":\#(52.0 + Double(i) * 0.01),"longitude":\#(13.0 + Double(j) * 0.015)},"radius":400},"repeats":true}}"#)
             }
         }
-        // Fires once in the whole deployment, whichever partition's device gets there first.
-        items.append(#"{"identifier":"once","content":{"title":"first arrival"},"trigger":{"region":{"type":"circle","id":"once","center":{"latitude":52.015,"longitude":13.03},"radius":300},"repeats":false}}"#)
+        if withOnce {
+            // Fires once in the whole deployment, whichever partition's device gets there first.
+            items.append(#"{"identifier":"once","content":{"title":"first arrival"},"trigger":{"region":{"type":"circle","id":"once","center":{"latitude":52.015,"longitude":13.03},"radius":300},"repeats":false}}"#)
+        }
         return "[" + items.joined(separator: ",") + "]"
     }
 
