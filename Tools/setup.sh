@@ -9,7 +9,7 @@
 # (Tools/benchmark.sh's delivery step starts its own).
 set -euo pipefail
 
-packages=(pkg-config libgeos-dev libbluetooth-dev libsqlite3-dev libmosquitto-dev)
+packages=(pkg-config libgeos-dev libbluetooth-dev libsqlite3-dev libmosquitto-dev libsystemd-dev)
 case "${1:-}" in
     --tests) packages+=(chromium openssl python3-venv mosquitto mosquitto-clients gpsd python3-gps) ;;
     --bench) packages+=(mosquitto postgresql-15-postgis-3 python3-psycopg2) ;;
