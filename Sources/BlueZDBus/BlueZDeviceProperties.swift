@@ -11,7 +11,11 @@ public struct BlueZDeviceProperties: Hashable, Sendable {
     public var address: BluetoothAddress?
     /// "public" or "random".
     public var addressType: String?
+    /// dBm; nil when absent or when bluetoothd passed on the controller's 127, "not available" (btvirt sends it),
+    /// which the raw HCI path also reads as nil.
     public var rssi: Int?
+    /// The dictionary carried RSSI, available or not: bluetoothd sets it from each advertisement received.
+    public var rssiReported = false
     /// The advertised TX Power Level AD field (not a beacon's calibrated 1 m power, which is in its frame).
     public var txPower: Int?
     /// By company identifier.
@@ -24,13 +28,14 @@ public struct BlueZDeviceProperties: Hashable, Sendable {
         self.address = address
         self.addressType = addressType
         self.rssi = rssi
+        self.rssiReported = rssi != nil
         self.txPower = txPower
         self.manufacturerData = manufacturerData
         self.serviceData = serviceData
     }
 
     /// True when the dictionary carried something that only a received advertisement updates (RSSI or data).
-    public var isAdvertisement: Bool { rssi != nil || manufacturerData != nil || serviceData != nil }
+    public var isAdvertisement: Bool { rssiReported || manufacturerData != nil || serviceData != nil }
 
     /// Reads an `a{sv}` as the message reader gives it (`.dictionary` of `.string` keys and `.variant` values).
     public static func read(_ dictionary: DBusValue) -> (properties: BlueZDeviceProperties, problems: [BlueZPropertyError]) {
@@ -53,7 +58,10 @@ public struct BlueZDeviceProperties: Hashable, Sendable {
                 switch name {
                 case "Address": p.address = try address(v)
                 case "AddressType": p.addressType = try string(name, v)
-                case "RSSI": p.rssi = try int16(name, v)
+                case "RSSI":
+                    let r = try int16(name, v)
+                    p.rssiReported = true
+                    p.rssi = r == Int(HCIAdvertisingReport.unavailable) ? nil : r
                 case "TxPower": p.txPower = try int16(name, v)
                 case "ManufacturerData": p.manufacturerData = try manufacturerData(v)
                 case "ServiceData": p.serviceData = try serviceData(v)

@@ -54,7 +54,9 @@ public struct BlueZDeviceTable: Sendable {
         if var known = devices[path] {
             for name in invalidated {
                 switch name {
-                case "RSSI": known.rssi = nil
+                case "RSSI":
+                    known.rssi = nil
+                    known.rssiReported = false
                 case "TxPower": known.txPower = nil
                 case "ManufacturerData": known.manufacturerData = nil
                 case "ServiceData": known.serviceData = nil
@@ -86,7 +88,10 @@ public struct BlueZDeviceTable: Sendable {
         var d = old
         if let a = new.address { d.address = a }
         if let t = new.addressType { d.addressType = t }
-        if let r = new.rssi { d.rssi = r }
+        if new.rssiReported {
+            d.rssi = new.rssi
+            d.rssiReported = true
+        }
         if let t = new.txPower { d.txPower = t }
         if let m = new.manufacturerData { d.manufacturerData = m }
         if let s = new.serviceData { d.serviceData = s }

@@ -40,7 +40,7 @@ final class BusMessage {
             if inner == "y" {
                 var data: UnsafeRawPointer?
                 var size = 0
-                try check(sd_bus_message_read_array(pointer, type, &data, &size), "sd_bus_message_read_array")
+                try check(sd_bus_message_read_array(pointer, CChar(UInt8(ascii: "y")), &data, &size), "sd_bus_message_read_array")
                 guard let data, size > 0 else { return .bytes([]) }
                 return .bytes(Array(UnsafeRawBufferPointer(start: data, count: size)))
             }

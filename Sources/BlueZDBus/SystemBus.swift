@@ -35,6 +35,8 @@ final class SystemBus {
         var reply: OpaquePointer?
         let c = sd_bus_call(bus, message.pointer, callTimeoutMicroseconds, &error, &reply)
         guard c >= 0, let reply else {
+            // sd-bus connects lazily: a bus that is not there shows up at the first call.
+            if [ENOENT, ECONNREFUSED, ENOTCONN, ECONNRESET].contains(-c) { throw .noSystemBus(errno: -c) }
             if let name = error.name {
                 throw .callFailed(method: "\(interface).\(member)", name: String(cString: name),
                                   message: error.message.map { String(cString: $0) } ?? "")

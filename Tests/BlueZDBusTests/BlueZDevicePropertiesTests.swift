@@ -13,16 +13,25 @@ import TriggerEngine
     static let eddystoneUID: [UInt8] = [0x00, 0xEC] + Array(1...10) + [0xA1, 0xA2, 0xA3, 0xA4, 0xA5, 0xA6, 0x00, 0x00]
     static let eddystoneUUID = "0000feaa-0000-1000-8000-00805f9b34fb"
 
-    /// What bluetoothd 5.66 sent in InterfacesAdded for btvirt's injected report (recorded in the VM test).
-    static func recordedDevice(rssi: Int16 = -60) -> DBusValue {
+    /// The Device1 dictionary of an InterfacesAdded that bluetoothd 5.66 sent in the VM test (Tools/bluez-vm,
+    /// recorded with dbus-monitor) for a report injected on hci1 from C0:FF:EE:00:00:06 at −60 dBm, property for
+    /// property; only the address and the iBeacon's major and minor (7, 1 there) are this suite's.
+    static func recordedDevice(address: String = "C0:FF:EE:00:00:04", rssi: Int16 = -60) -> DBusValue {
         .dictionary([
-            .string("Address"): .variant(.string("C0:FF:EE:00:00:04")),
+            .string("Address"): .variant(.string(address)),
             .string("AddressType"): .variant(.string("random")),
-            .string("Alias"): .variant(.string("C0-FF-EE-00-00-04")),
+            .string("Alias"): .variant(.string(address.replacing(":", with: "-"))),
             .string("Paired"): .variant(.boolean(false)),
-            .string("Adapter"): .variant(.objectPath("/org/bluez/hci1")),
+            .string("Bonded"): .variant(.boolean(false)),
+            .string("Trusted"): .variant(.boolean(false)),
+            .string("Blocked"): .variant(.boolean(false)),
+            .string("LegacyPairing"): .variant(.boolean(false)),
             .string("RSSI"): .variant(.int16(rssi)),
-            .string("ManufacturerData"): .variant(.dictionary([.uint16(0x004C): .variant(.bytes(iBeacon))])),
+            .string("Connected"): .variant(.boolean(false)),
+            .string("UUIDs"): .variant(.array([])),
+            .string("Adapter"): .variant(.objectPath("/org/bluez/hci1")),
+            .string("ManufacturerData"): .variant(.dictionary([.uint16(76): .variant(.bytes(iBeacon))])),
+            .string("ServicesResolved"): .variant(.boolean(false)),
         ])
     }
 
@@ -35,6 +44,14 @@ import TriggerEngine
         #expect(p.txPower == nil)
         #expect(p.manufacturerData == [0x004C: Self.iBeacon])
         #expect(p.serviceData == nil)
+        #expect(p.isAdvertisement)
+    }
+
+    /// btvirt's own advertisement arrives with RSSI 127, "not available", which bluetoothd passes on as it is.
+    @Test func rssi127IsNotAvailableAsOnRawHCI() {
+        let (p, problems) = BlueZDeviceProperties.read(Self.recordedDevice(address: "00:AA:01:00:00:00", rssi: 127))
+        #expect(problems.isEmpty)
+        #expect(p.rssi == nil)
         #expect(p.isAdvertisement)
     }
 

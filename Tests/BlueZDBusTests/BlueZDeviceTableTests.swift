@@ -61,6 +61,25 @@ import TriggerEngine
                                         changed: rssi, invalidated: [], at: t0).advertisement == nil)
     }
 
+    /// The recorded sequence after a device's last report: RSSI invalidated (nothing changed), then the device
+    /// removed. Neither is a sighting; a later report of the same address starts from scratch.
+    @Test func theRecordedEndOfADeviceIsNoSighting() throws {
+        var table = BlueZDeviceTable(adapterPath: "/org/bluez/hci1")
+        _ = table.interfacesAdded(path: device, interfaces: .dictionary([.string("org.bluez.Device1"): P.recordedDevice()]), at: t0)
+        let u = table.propertiesChanged(path: device, interface: "org.bluez.Device1", changed: .dictionary([:]),
+                                        invalidated: ["RSSI"], at: t0)
+        #expect(u.advertisement == nil && u.problems.isEmpty)
+        table.interfacesRemoved(path: device, interfaces: ["org.freedesktop.DBus.Properties",
+                                                           "org.freedesktop.DBus.Introspectable", "org.bluez.Device1"])
+        #expect(table.count == 0)
+        let again = table.propertiesChanged(path: device, interface: "org.bluez.Device1", changed: .dictionary([
+            .string("ManufacturerData"): .variant(.dictionary([.uint16(0x004C): .variant(.bytes(P.iBeacon))])),
+        ]), invalidated: [], at: t0)
+        let ad = try #require(again.advertisement)
+        #expect(ad.rssi == nil)
+        #expect(ad.address?.description == "C0:FF:EE:00:00:04")
+    }
+
     @Test func aDeviceSeenBeforeTheTableIsNamedFromItsPath() {
         var table = BlueZDeviceTable(adapterPath: "/org/bluez/hci1")
         let u = table.propertiesChanged(path: device, interface: "org.bluez.Device1",
@@ -103,6 +122,23 @@ import TriggerEngine
         ]), invalidated: [], at: t0)
         #expect(u.problems == [BlueZPropertyError(property: "RSSI", reason: "expected n, got q")])
         #expect(u.advertisement?.rssi == nil)
+    }
+
+    @Test func unavailableRSSIMatchesRawHCI() throws {
+        var table = BlueZDeviceTable(adapterPath: "/org/bluez/hci1")
+        let path = "/org/bluez/hci1/dev_00_AA_01_00_00_00"
+        let ad = try #require(table.interfacesAdded(path: path, interfaces: .dictionary([
+            .string("org.bluez.Device1"): P.recordedDevice(address: "00:AA:01:00:00:00", rssi: 127)]), at: t0).advertisement)
+        var pipeline = BeaconScanPipeline(observer: "gw-1")
+        let sighting = pipeline.sighting(adData: ad.advertisingData[...], address: ad.address, rssi: ad.rssi, timestamp: t0)
+        let s = try #require(sighting)
+        #expect(s.rssi == nil)
+        #expect(s.proximity == .unknown)
+        // A later change of the data alone keeps "not available", not a stale number.
+        let next = table.propertiesChanged(path: path, interface: "org.bluez.Device1", changed: .dictionary([
+            .string("ManufacturerData"): .variant(.dictionary([.uint16(0x004C): .variant(.bytes(P.iBeacon))])),
+        ]), invalidated: [], at: t0)
+        #expect(next.advertisement != nil && next.advertisement?.rssi == nil)
     }
 
     /// The point of the mapping: bluetoothd's view of an advertisement and the raw HCI report of the same one give

@@ -26,20 +26,26 @@ for m in lib/crc16 crypto/ecc net/rfkill/rfkill crypto/ecdh_generic net/bluetoot
         *) cp "$f" "$stage/modules/$(basename "$m").ko" ;;
     esac
 done
-cp "$root/usr/bin/btvirt" "$root/usr/bin/hcitool" "$root/usr/bin/bluetoothctl" "$root/usr/bin/dbus-daemon" "$stage/usr/bin/"
+cp "$root/usr/bin/btvirt" "$root/usr/bin/hcitool" "$root/usr/bin/bluetoothctl" "$root/usr/bin/dbus-daemon" \
+    "$root/usr/bin/dbus-monitor" "$stage/usr/bin/"
 # bluetoothd and the system bus for the D-Bus backend (scenario.sh parts 3 and 4).
 cp "$root/usr/libexec/bluetooth/bluetoothd" "$stage/usr/libexec/bluetooth/"
 cp "$here/dbus-system.conf" "$stage/etc/dbus-system.conf"
 # dbus-daemon and sd-bus want a machine id; a fixed one is fine in a throwaway guest.
 echo 5eed0000000000000000000000b1e2ee >"$stage/etc/machine-id"
+# dbus-daemon looks its own user up.
+echo "root:x:0:0:root:/root:/bin/sh" >"$stage/etc/passwd"
+echo "root:x:0:" >"$stage/etc/group"
 cp "$binary" "$stage/usr/bin/geotrigger"
 # `geotrigger serve` runs the geotrigger-serve executable beside geotrigger.
 cp "$(dirname "$binary")/geotrigger-serve" "$stage/usr/bin/geotrigger-serve"
 # Every shared library the binaries need, and the loader; the host's, else those setup.sh unpacked.
 for b in "$stage"/usr/bin/* "$stage/usr/libexec/bluetooth/bluetoothd"; do
     LD_LIBRARY_PATH="$root/lib/x86_64-linux-gnu:$root/usr/lib/x86_64-linux-gnu" ldd "$b" | awk '/=> \//{print $3} /^\s*\/lib/{print $1}' | while read -r lib; do
-        mkdir -p "$stage$(dirname "$lib")"
-        cp -L "$lib" "$stage$lib"
+        # A library from the cache goes where the package puts it.
+        dest=${lib#"$root"}
+        mkdir -p "$stage$(dirname "$dest")"
+        cp -L "$lib" "$stage$dest"
     done
 done
 cp -L /lib64/ld-linux-x86-64.so.2 "$stage/lib64/"

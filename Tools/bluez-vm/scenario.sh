@@ -90,8 +90,11 @@ n=0
 while [ "$(bluetoothctl list 2>/dev/null | grep -c Controller)" -lt 2 ] && [ $n -lt 150 ]; do sleep 0.2; n=$((n + 1)); done
 echo "bluetoothd ready after $n polls"
 bluetoothctl list
-# hci1 is btvirt's second controller, 00:AA:01:01:00:00. The sleep keeps bluetoothctl (and its discovery) alive.
-{ echo "select 00:AA:01:01:00:00"; echo "scan on"; sleep 120; } | bluetoothctl >/out/bluetoothctl.log 2>&1 &
+# What bluetoothd sends, recorded for the mapping's unit tests (BlueZDBusTests) and for reading when this fails.
+dbus-monitor --system "type='signal',sender='org.bluez'" >/out/dbus-monitor.log 2>&1 &
+MONITOR=$!
+# hci1 is btvirt's second controller, 00:AA:01:01:00:01 (bluetoothctl list). The sleep keeps bluetoothctl (and its discovery) alive.
+{ echo "select 00:AA:01:01:00:01"; echo "scan on"; sleep 120; } | bluetoothctl >/out/bluetoothctl.log 2>&1 &
 BTCTL=$!
 sleep 2
 geotrigger scan --backend dbus --adapter hci1 --up --observer gw-2 --regions /regions.json \
@@ -144,7 +147,7 @@ sleep 6
 kill -TERM $SERVE 2>/dev/null
 n=0
 while kill -0 $SERVE 2>/dev/null && [ $n -lt 100 ]; do sleep 0.1; n=$((n + 1)); done
-kill $BTCTL 2>/dev/null
+kill $BTCTL $MONITOR 2>/dev/null
 
 echo "=== SIGHTINGS BEGIN"; cat /out/sightings.ndjson; echo "=== SIGHTINGS END"
 echo "=== NOTIFICATIONS BEGIN"; cat /out/notifications.ndjson; echo "=== NOTIFICATIONS END"
@@ -162,3 +165,4 @@ echo "=== DBUS-SERVE BEGIN"; cat /out/dbus-serve.ndjson; echo "=== DBUS-SERVE EN
 echo "=== DBUS STDERR BEGIN"; cat /out/hci-burst.err /out/dbus-scan.err /out/dbus-burst.err /out/dbus-serve-post.json; echo
 cat /out/dbus-serve.err /out/dbus.log /out/bluetoothd.log; echo "=== DBUS STDERR END"
 echo "=== BLUETOOTHCTL BEGIN"; cat /out/bluetoothctl.log; echo "=== BLUETOOTHCTL END"
+echo "=== DBUS-MONITOR BEGIN"; head -c 60000 /out/dbus-monitor.log; echo "=== DBUS-MONITOR END"

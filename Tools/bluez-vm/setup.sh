@@ -18,11 +18,11 @@ fi
 kernel=$(apt-cache depends linux-image-amd64 2>/dev/null | awk '/Depends: linux-image-[0-9]/{print $2; exit}')
 [ -n "$kernel" ] || { apt-get update -qq; kernel=$(apt-cache depends linux-image-amd64 | awk '/Depends: linux-image-[0-9]/{print $2; exit}'); }
 # The marker names what was unpacked: a longer list below unpacks again.
-marker="$cache/root/.unpacked-$kernel-dbus"
+marker="$cache/root/.unpacked-$kernel-dbus2"
 if [ ! -f "$marker" ]; then
     mkdir -p "$cache/debs" "$cache/root"
     # Progress goes to stderr: this script's standard output is only the cache path.
-    (cd "$cache/debs" && apt-get download -q "$kernel" bluez-test-tools bluez dbus-daemon libdbus-1-3 libexpat1 \
+    (cd "$cache/debs" && apt-get download -q "$kernel" bluez-test-tools bluez dbus-daemon dbus-bin libdbus-1-3 libexpat1 \
         libapparmor1 libaudit1 libcap-ng0 libselinux1 libglib2.0-0 libreadline8 libasound2 libdw1 >&2)
     for d in "$cache"/debs/*.deb; do dpkg -x "$d" "$cache/root"; done
     touch "$marker"

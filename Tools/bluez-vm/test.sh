@@ -11,7 +11,8 @@ Tools/setup.sh
 swift build --product geotrigger >&2
 swift build --product geotrigger-serve >&2
 out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
+# BLUEZ_VM_KEEP=DIR keeps the guest's console and extracted results there (to read when something fails).
+trap '[ -n "${BLUEZ_VM_KEEP:-}" ] && mkdir -p "$BLUEZ_VM_KEEP" && cp -r "$out/vm/." "$BLUEZ_VM_KEEP/"; rm -rf "$out"' EXIT
 strip -o "$out/geotrigger" "$(swift build --show-bin-path)/geotrigger"
 strip -o "$out/geotrigger-serve" "$(swift build --show-bin-path)/geotrigger-serve"
 if ! Tools/bluez-vm/run-test.sh "$out/geotrigger" "$out/vm"; then
@@ -87,6 +88,9 @@ dbus_real = [s for s in dbus if s.get("address") == "00:AA:01:00:00:00"]
 dbus_injected = [s for s in dbus if s.get("address") == "C0:FF:EE:00:00:04"]
 if not dbus_real:
     failures.append("dbus: no sighting of hci0's own advertisement (00:AA:01:00:00:00)")
+# btvirt's RSSI 127 ("not available"), which bluetoothd passes on, is no RSSI, as on raw HCI.
+if [s.get("rssi") for s in dbus_real] != [s.get("rssi") for s in real][:len(dbus_real)] or any("rssi" in s for s in dbus_real):
+    failures.append(f"dbus: hci0's advertisement should have no RSSI, as over raw HCI: {dbus_real}")
 if [s.get("rssi") for s in dbus_injected] != [-60, -62, -62, -65, -63]:
     failures.append(f"dbus: injected reports: expected RSSI -60 -62 -62 -65 -63 in order (the repeat through DuplicateData), "
                     f"got {[s.get('rssi') for s in dbus_injected]}")
