@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Boots Debian's kernel in QEMU (TCG) with BlueZ's btvirt and runs `geotrigger scan` against the real kernel
 # Bluetooth stack (docs/bluez-vm.md). Usage: run-test.sh GEOTRIGGER_BINARY OUT_DIR
-# Writes OUT_DIR/console.txt, sightings.ndjson and notifications.ndjson; exits non-zero if the guest did not finish.
+# Writes OUT_DIR/console.txt, sightings.ndjson, notifications.ndjson and the D-Bus parts' files (dbus-*.ndjson, the
+# bursts, the injection times, bluetoothctl.txt); exits non-zero if the guest did not finish.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 binary=$1

@@ -2,6 +2,8 @@
 # The scenario the test asserts on. Part 1: hci0 advertises an iBeacon; `geotrigger scan` listens on hci1 with a beacon
 # region (exitTimeout 3 s); reports with realistic RSSI and repeats are also injected on hci1 with btvirt's test
 # vendor command (OGF 0x3f OCF 0x010: 00 = test event, 3e = LE Meta, then the LE Advertising Report parameters).
+# Parts 1, 2 and 2b scan over raw HCI (no bluetoothd yet); parts 3, 3b and 4 through bluetoothd over D-Bus, with
+# bluetoothctl scanning the same adapter.
 UUID="e2 c5 6d b5 df fb 48 d2 b0 60 d0 f5 a7 10 96 e0"
 # Wall-clock time in microseconds (busybox date has no %N): injection times, to measure each backend's latency.
 now() { adjtimex | awk '/tv_sec/{s=$2} /tv_usec/{u=$2} END{printf "%d.%06d\n", s, u}'; }

@@ -3,7 +3,8 @@
 # project's own `geotrigger scan` on hci1 while hci0 advertises an iBeacon and reports with realistic RSSI are
 # injected, and asserts on what the scanner reported: the sightings (hci0's real advertisement through the emulated
 # air, and each injected report with its RSSI, in order), a beacon-region entry, and the exit once the air went quiet
-# for exitTimeout. Uses the debug build the test suite made (built here if missing); the guest gets a stripped copy
+# for exitTimeout. Then the same through bluetoothd (`--backend dbus`, scan and serve) with bluetoothctl scanning the
+# same adapter, and a 20-report burst through each backend (rate and latency printed). Uses the debug build the test suite made (built here if missing); the guest gets a stripped copy
 # and the shared libraries it needs. Prints "1 passed, 0 failed" or the failures, and exits non-zero on failure.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
