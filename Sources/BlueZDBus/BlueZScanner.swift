@@ -48,6 +48,7 @@ public final class BlueZScanner {
     private var warnedMalformed = false
 
     static let service = "org.bluez"
+    static let messagesPerPoll = 512
     static let adapterInterface = "org.bluez.Adapter1"
 
     /// Connects and finds the adapter. Does not start scanning.
@@ -159,10 +160,20 @@ public final class BlueZScanner {
 
     private func drain(_ bus: SystemBus, _ body: (BlueZAdvertisement) -> Void) throws(BlueZScannerError) -> Int {
         var count = 0
-        while let m = try bus.next() {
+        // Bounded, so that a flood of signals still lets the caller tick its clock between polls.
+        var messages = 0
+        while messages < Self.messagesPerPoll, let m = try bus.next() {
+            messages += 1
             guard m.isSignal, let member = m.member, let path = m.path else { continue }
+            // A body sd-bus cannot read is one malformed signal, skipped: it must not stop the scan.
+            let args: [DBusValue]
+            do {
+                args = try m.arguments()
+            } catch {
+                malformedSignal(member, [])
+                continue
+            }
             if member == "NameOwnerChanged" {
-                let args = try m.arguments()
                 if args.count == 3, args[0].text == Self.service, args[2].text == "" { throw .bluetoothdNotRunning }
                 continue
             }
@@ -170,11 +181,9 @@ public final class BlueZScanner {
             let now = Timestamp.wallClock()
             switch (m.interface, member) {
             case ("org.freedesktop.DBus.ObjectManager", "InterfacesAdded"):
-                let args = try m.arguments()
                 guard args.count == 2, let device = args[0].text else { malformedSignal(member, args); continue }
                 update = table.interfacesAdded(path: device, interfaces: args[1], at: now)
             case ("org.freedesktop.DBus.ObjectManager", "InterfacesRemoved"):
-                let args = try m.arguments()
                 guard args.count == 2, let device = args[0].text, case .array(let names) = args[1] else {
                     malformedSignal(member, args)
                     continue
@@ -183,7 +192,6 @@ public final class BlueZScanner {
                 continue
             case ("org.freedesktop.DBus.Properties", "PropertiesChanged"):
                 guard table.isDevice(path) else { continue }
-                let args = try m.arguments()
                 guard args.count == 3, let interface = args[0].text else { malformedSignal(member, args); continue }
                 let invalidated: [String] = if case .array(let a) = args[2] { a.compactMap(\.text) } else { [] }
                 update = table.propertiesChanged(path: path, interface: interface, changed: args[1],
