@@ -44,6 +44,7 @@ let package = Package(
         .systemLibrary(name: "CBluetooth", pkgConfig: "bluez", providers: [.apt(["libbluetooth-dev"])]),
         .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
         .systemLibrary(name: "CNATS", providers: [.apt(["libnats-dev"])]),
+        .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
 
         .target(name: "Geometry", dependencies: ["CGEOS"], swiftSettings: strict),
         // JSON reading (a byte parser with exact error positions) and writing, and the text checks beside it: numbers,
@@ -61,6 +62,16 @@ let package = Package(
         .target(
             name: "Beacons",
             dependencies: ["TriggerEngine", "CBluetooth", .product(name: "Metrics", package: "swift-metrics")],
+            swiftSettings: strict),
+        // Scanning through bluetoothd over D-Bus (the only code that touches sd-bus, `CSystemd`): Device1 signals to
+        // advertisements for the Beacons pipeline, and the choice between it and raw HCI.
+        .target(
+            name: "BlueZDBus",
+            dependencies: [
+                "Beacons", "TriggerEngine", "CSystemd",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ],
             swiftSettings: strict),
         // MQTT client over libmosquitto (the only code that touches it), topic templates and `mqtt://` sink specs.
         .target(name: "MQTT", dependencies: ["CMosquitto", "JSON"], swiftSettings: strict),
@@ -156,15 +167,16 @@ let package = Package(
             // so the main job (replay) builds in a fraction of the time (README, quick start).
             dependencies: [
                 "JSON",
-                "TriggerEngine", "Ingest", "Beacons", "ReplayReport", "Journal",
+                "TriggerEngine", "Ingest", "Beacons", "BlueZDBus", "ReplayReport", "Journal",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
         // `geotrigger serve`: the long-running service.
         .executableTarget(
             name: "geotrigger-serve",
             dependencies: [
-                "TriggerEngine", "Beacons", "Server", "Host", "Cluster",
+                "TriggerEngine", "Beacons", "BlueZDBus", "Server", "Host", "Cluster",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -253,6 +265,11 @@ let package = Package(
                 "JSON", "Cluster", "NATS", "Host", "Journal", "TriggerEngine", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ],
+            swiftSettings: strict),
+        // Device1 property dictionaries (as the D-Bus reader produces them) to sightings; no bus needed.
+        .testTarget(
+            name: "BlueZDBusTests",
+            dependencies: ["BlueZDBus", "Beacons", "TriggerEngine"],
             swiftSettings: strict),
         // Runs the built `geotrigger` executable end to end (it is built alongside the tests).
         .testTarget(

@@ -34,7 +34,9 @@ public enum ServeSettings {
         .init("input", flag: "input", .strings, default: nil,
               help: "An input besides HTTP: NDJSON from [fixes:|sightings:]stdin or [fixes:|sightings:]tcp:HOST:PORT (loopback only), a gpsd daemon's fixes from gpsd:HOST:PORT[?device=NAME] (reconnects with backoff), or an MQTT subscription, mqtt[s]://HOST:PORT/TOPIC-FILTER (OwnTracks or NDJSON payloads, persistent session). Repeatable."),
         .init("bluetooth", flag: "bluetooth", .string, default: nil,
-              help: "Scan with this BlueZ adapter (hci0, or an index) and evaluate its beacon sightings; needs CAP_NET_RAW."),
+              help: "Scan with this BlueZ adapter (hci0, or an index) and evaluate its beacon sightings (see --backend)."),
+        .init("bluetoothBackend", flag: "backend", .string, default: "auto",
+              help: "How --bluetooth reaches the adapter: dbus (through bluetoothd, beside its other clients; the bus policy must allow the user), hci (raw HCI socket: needs CAP_NET_RAW and an adapter no one else scans with), or auto: dbus when org.bluez is on the system bus, else hci."),
         .init("token", flag: nil, .string, default: nil, secret: true,
               help: "Bearer token clients must send; required on a non-loopback address. Environment or file only."),
         .init("tokenFile", flag: "token-file", .string, default: nil, help: "File holding the bearer token (overrides GEOTRIGGER_TOKEN)."),
@@ -89,6 +91,8 @@ public enum ServeSettings {
         public var configuration: ServerConfiguration
         public var logLevel: Logger.Level
         public var bluetoothAdapter: String?
+        /// `auto`, `dbus` or `hci`, checked by the executable that knows the backends.
+        public var bluetoothBackend: String
         /// Where each set value came from (`flag --listen`, `environment GEOTRIGGER_LISTEN`, `file x.json key listen`,
         /// `default`), for the startup log.
         public var origins: [String: String]
@@ -324,7 +328,8 @@ public enum ServeSettings {
         try c.validate()
         var origins: [String: String] = [:]
         for (key, v) in values { origins[key] = v.origin }
-        return Resolved(configuration: c, logLevel: level, bluetoothAdapter: string("bluetooth"), origins: origins)
+        return Resolved(configuration: c, logLevel: level, bluetoothAdapter: string("bluetooth"),
+                        bluetoothBackend: string("bluetoothBackend") ?? "auto", origins: origins)
     }
 }
 

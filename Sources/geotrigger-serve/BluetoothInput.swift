@@ -1,4 +1,5 @@
 import Beacons
+import BlueZDBus
 import Foundation
 import Host
 import Logging
@@ -7,29 +8,26 @@ import Server
 import ServiceLifecycle
 import TriggerEngine
 
-/// `serve --bluetooth ADAPTER`: the BlueZ scanner's beacon sightings, evaluated as they are heard. The adapter is
-/// opened when this is made, so a missing adapter or capability fails the start, not the running server. The
-/// scanner is not Sendable: after `init` only the scan thread touches it.
+/// `serve --bluetooth ADAPTER`: the scanner's beacon sightings (through bluetoothd or raw HCI, `--backend`),
+/// evaluated as they are heard. The adapter is opened when this is made, so a missing adapter, bluetoothd or
+/// capability fails the start, not the running server. The scanner is not Sendable: after `init` only the scan
+/// thread touches it.
 final class BluetoothInput: Service, @unchecked Sendable {
     let adapter: String
     let observer: String
     let host: EngineHost
     let logger: Logger
-    private let scanner: HCIScanner
+    let backend: BluetoothBackend
+    private let scanner: any LiveBeaconScanner
 
-    init(adapter: String, host: EngineHost, logger: Logger) throws(HCIScannerError) {
+    init(adapter: String, backend: BluetoothBackend, host: EngineHost, logger: Logger) throws {
         self.adapter = adapter
         self.observer = "\(ProcessInfo.processInfo.hostName)/\(adapter)"
         self.host = host
         self.logger = logger
-        let configuration: HCIScanner.Configuration
-        if let index = Int(adapter.drop { !$0.isNumber }), adapter.hasPrefix("hci") || Int(adapter) != nil {
-            configuration = .init(adapterIndex: index)
-        } else {
-            configuration = .init(adapter: adapter)
-        }
-        scanner = try HCIScanner(configuration: configuration)
-        try scanner.start()
+        let opened = try backend.open(adapter: adapter, logger: logger, metricsDimensions: [("adapter", adapter)])
+        scanner = opened.scanner
+        self.backend = opened.backend
     }
 
     func run() async throws {
@@ -50,9 +48,7 @@ final class BluetoothInput: Service, @unchecked Sendable {
             while !stop.isStopped {
                 var batch: [BeaconSighting] = []
                 do {
-                    _ = try scanner.poll(timeoutMilliseconds: 200) { ad in
-                        if let s = pipeline.sighting(report: ad.report, timestamp: ad.timestamp) { batch.append(s) }
-                    }
+                    try scanner.poll(timeoutMilliseconds: 200, pipeline: &pipeline) { batch.append($0) }
                 } catch {
                     logger.error("bluetooth scanning failed", metadata: ["adapter": "\(adapter)", "error": "\(error)"])
                     break
@@ -85,7 +81,8 @@ final class BluetoothInput: Service, @unchecked Sendable {
             logger.warning("cannot record that the scanner listens; its first sightings set the initial state",
                            metadata: ["input": "bluetooth:\(adapter)", "reason": "\(error)"])
         }
-        logger.notice("input opened", metadata: ["input": "bluetooth:\(adapter)", "observer": "\(observer)"])
+        logger.notice("input opened", metadata: ["input": "bluetooth:\(adapter)", "observer": "\(observer)",
+                                                 "backend": "\(backend)"])
         let host = host
         await withGracefulShutdownHandler {
             var count = 0

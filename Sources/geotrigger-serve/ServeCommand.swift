@@ -1,4 +1,5 @@
 import ArgumentParser
+import BlueZDBus
 import Foundation
 import Logging
 import Metrics
@@ -64,6 +65,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("sink"), help: ServeCommand.help("sink")) var sinks: [String] = []
     @Option(name: .customLong("input"), help: ServeCommand.help("input")) var inputs: [String] = []
     @Option(help: ServeCommand.help("bluetooth")) var bluetooth: String?
+    @Option(help: ServeCommand.help("bluetoothBackend")) var backend: String?
     @Option(help: ServeCommand.help("tokenFile")) var tokenFile: String?
     @Option(help: ServeCommand.help("maxBodyBytes")) var maxBodyBytes: Int?
     @Option(help: ServeCommand.help("http.headerTimeout")) var httpHeaderTimeout: Double?
@@ -98,6 +100,7 @@ struct ServeCommand: AsyncParsableCommand {
         if !sinks.isEmpty { f["sink"] = .strings(sinks) }
         if !inputs.isEmpty { f["input"] = .strings(inputs) }
         put("bluetooth", bluetooth)
+        put("bluetoothBackend", backend)
         put("tokenFile", tokenFile)
         if let maxBodyBytes { f["maxBodyBytes"] = .integer(maxBodyBytes) }
         put("tls.certificate", tlsCertificate)
@@ -173,8 +176,12 @@ struct ServeCommand: AsyncParsableCommand {
         do {
             server = try GeoTriggerServer(configuration: configuration, logger: logger, metricsText: { registry.emitToBuffer() })
             if let adapter = settings.bluetoothAdapter {
+                guard let backend = BluetoothBackend(rawValue: settings.bluetoothBackend) else {
+                    throw ServerConfigurationError(reason: "\(settings.origins["bluetoothBackend"] ?? "bluetoothBackend"): "
+                        + "unknown backend '\(settings.bluetoothBackend)': use auto, dbus or hci")
+                }
                 do {
-                    inputs.append(try BluetoothInput(adapter: adapter, host: server.host, logger: logger))
+                    inputs.append(try BluetoothInput(adapter: adapter, backend: backend, host: server.host, logger: logger))
                 } catch {
                     throw ServerConfigurationError(reason: "cannot scan with Bluetooth adapter \(adapter): \(error)")
                 }

@@ -1,20 +1,25 @@
 import JSON
 import ArgumentParser
 import Beacons
+import BlueZDBus
 import Dispatch
 import Foundation
+import Logging
 import TriggerEngine
 
 struct ScanCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "scan",
-        abstract: "Scans for iBeacon, AltBeacon and Eddystone advertisements with a Bluetooth adapter (BlueZ, raw HCI) or replays a btsnoop capture.",
+        abstract: "Scans for iBeacon, AltBeacon and Eddystone advertisements with a Bluetooth adapter (through bluetoothd over D-Bus, or raw HCI) or replays a btsnoop capture.",
         discussion: """
             Without --regions, prints one NDJSON sighting per beacon advertisement. With --regions, runs them through \
             the trigger engine and prints the notifications instead (beacon entries, and exits after each region's \
             exitTimeout without a sighting; a beacon first heard in the first 2 s of listening was there already, \
-            which notifies only with initialTrigger). Live scanning needs CAP_NET_RAW (root, or setcap cap_net_raw+ep) and stops \
-            on SIGINT/SIGTERM or after --duration.
+            which notifies only with initialTrigger). Live scanning goes through bluetoothd (--backend dbus, the default \
+            when org.bluez is on the system bus: the adapter stays shared with other programs; the bus policy must \
+            allow the user, root or group bluetooth on Debian) or a raw HCI socket (--backend hci: needs CAP_NET_RAW, \
+            root or setcap cap_net_raw+ep, and an adapter no one else scans with), and stops on SIGINT/SIGTERM or \
+            after --duration.
             """)
 
     @Option(help: "Adapter name or index, e.g. hci0. With --btsnoop it only names the observer, and only when the capture does not name its adapters (btmon captures do).")
@@ -24,8 +29,10 @@ struct ScanCommand: ParsableCommand {
     @Option(help: "Region file: notification requests with beacon regions (or any regions).") var regions: String?
     @Option(help: "The observer's device id in sightings (default: HOST/ADAPTER; with --btsnoop, HOST/ and the adapter the capture says heard each sighting, e.g. vm/hci1).")
     var observer: String?
-    @Flag(help: "Active scanning (send scan requests) instead of passive.") var active = false
-    @Flag(help: "Bring the adapter up if it is down (like `hciconfig hciN up`; needs CAP_NET_ADMIN).") var up = false
+    @Option(help: "How to reach the adapter: dbus (through bluetoothd, beside its other clients), hci (raw HCI socket), or auto: dbus when bluetoothd is on the system bus, else hci.")
+    var backend: BluetoothBackend = .auto
+    @Flag(help: "Active scanning (send scan requests) instead of passive; raw HCI only (bluetoothd's discovery is always active).") var active = false
+    @Flag(help: "Bring the adapter up if it is down: HCIDEVUP with --backend hci (like `hciconfig hciN up`; needs CAP_NET_ADMIN), Powered=true through bluetoothd.") var up = false
     @Option(help: "Stop live scanning after this many seconds (default: until SIGINT/SIGTERM).") var duration: Double?
     @Option(name: .shortAndLong, help: "Write here instead of standard output.") var output: String?
     @Option(help: "With --regions, also write every sighting as NDJSON to this file (what the engine was given).")
@@ -101,17 +108,15 @@ struct ScanCommand: ParsableCommand {
             return
         }
 
-        var config: HCIScanner.Configuration
-        if let index = Int(adapter.drop { !$0.isNumber }), adapter.hasPrefix("hci") || Int(adapter) != nil {
-            config = .init(adapterIndex: index, active: active)
-        } else {
-            config = .init(adapter: adapter, active: active)
+        // Standard output is the NDJSON: the scanner's log lines (warnings about what bluetoothd sent) go to stderr.
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = .notice
+            return handler
         }
-        config.bringUp = up
-        let scanner: HCIScanner
+        let opened: (scanner: any LiveBeaconScanner, backend: BluetoothBackend)
         do {
-            scanner = try HCIScanner(configuration: config)
-            try scanner.start()
+            opened = try backend.open(adapter: adapter, active: active, bringUp: up, logger: Logger(label: "geotrigger.scan"))
         } catch {
             FileHandle.standardError.write("geotrigger: \(error)\n".data(using: .utf8)!)
             throw ExitCode(2)
@@ -130,14 +135,14 @@ struct ScanCommand: ParsableCommand {
         }
         let startedAt = Timestamp.wallClock()
         engine?.observerStarted(device: observerName, at: startedAt)
-        FileHandle.standardError.write("scanning on \(adapter) (\(active ? "active" : "passive")); stop with Ctrl-C\n".data(using: .utf8)!)
+        let scanner = opened.scanner
+        let mode = opened.backend == .dbus ? "through bluetoothd" : active ? "raw HCI, active" : "raw HCI, passive"
+        FileHandle.standardError.write("scanning on \(adapter) (\(mode)); stop with Ctrl-C\n".data(using: .utf8)!)
         do {
             // Poll in short steps and move the engine's clock after each, heard or not, so beacon exits fire on
             // time even when nothing more is heard.
             while !stop.isStopped {
-                _ = try scanner.poll(timeoutMilliseconds: 200) { ad in
-                    if let s = pipeline.sighting(report: ad.report, timestamp: ad.timestamp) { handle(s) }
-                }
+                try scanner.poll(timeoutMilliseconds: 200, pipeline: &pipeline) { handle($0) }
                 // Listening and hearing nothing is the observer's own news: its beacon exits fire on time.
                 let tick = Timestamp.wallClock()
                 engine?.observerListening(device: observerName, at: tick) { sink.write($0) }

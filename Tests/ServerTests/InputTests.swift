@@ -103,4 +103,14 @@ import Testing
         #expect(server.log.contains("cannot scan with Bluetooth adapter hci42"))
         #expect(!server.log.contains("] listening"))
     }
+
+    @Test func anUnknownBluetoothBackendFailsTheStart() async throws {
+        let directory = try TestServer().directory
+        let server = try ServeProcess(arguments: ["--database", directory.appendingPathComponent("g.sqlite").path, "--listen", "127.0.0.1:0",
+                                                  "--bluetooth", "hci0", "--backend", "bluez"], directory: directory)
+        #expect(try await server.waitForExit(seconds: 20))
+        #expect(server.process.terminationStatus == 2)
+        #expect(server.log.contains("flag --backend: unknown backend 'bluez': use auto, dbus or hci"), "\(server.log)")
+        #expect(!server.log.contains("] listening"))
+    }
 }

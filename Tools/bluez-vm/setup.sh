@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs and unpacks what the real-kernel Bluetooth test needs (docs/bluez-vm.md): QEMU, busybox, cpio from Debian;
-# Debian's own kernel and BlueZ's controller emulator (btvirt), hcitool and btmon are only unpacked, never installed.
+# Debian's own kernel, BlueZ (btvirt, hcitool, btmon, bluetoothd, bluetoothctl) and the D-Bus daemon are only unpacked,
+# never installed (installing bluez drags in udev and systemd); so are the libraries they link, which `ldd` then
+# finds in the cache on a host that lacks them.
 # Idempotent; the cache lives in $GEOTRIGGER_VM_CACHE (default /var/cache/geotrigger-bluez-vm).
 set -euo pipefail
 cache=${GEOTRIGGER_VM_CACHE:-/var/cache/geotrigger-bluez-vm}
@@ -15,11 +17,14 @@ fi
 # The plain-flavour kernel linux-image-amd64 depends on (-cloud has no Bluetooth).
 kernel=$(apt-cache depends linux-image-amd64 2>/dev/null | awk '/Depends: linux-image-[0-9]/{print $2; exit}')
 [ -n "$kernel" ] || { apt-get update -qq; kernel=$(apt-cache depends linux-image-amd64 | awk '/Depends: linux-image-[0-9]/{print $2; exit}'); }
-if [ ! -f "$cache/root/.unpacked-$kernel" ]; then
+# The marker names what was unpacked: a longer list below unpacks again.
+marker="$cache/root/.unpacked-$kernel-dbus2"
+if [ ! -f "$marker" ]; then
     mkdir -p "$cache/debs" "$cache/root"
     # Progress goes to stderr: this script's standard output is only the cache path.
-    (cd "$cache/debs" && apt-get download -q "$kernel" bluez-test-tools bluez >&2)
+    (cd "$cache/debs" && apt-get download -q "$kernel" bluez-test-tools bluez dbus-daemon dbus-bin libdbus-1-3 libexpat1 \
+        libapparmor1 libaudit1 libcap-ng0 libselinux1 libglib2.0-0 libreadline8 libasound2 libdw1 >&2)
     for d in "$cache"/debs/*.deb; do dpkg -x "$d" "$cache/root"; done
-    touch "$cache/root/.unpacked-$kernel"
+    touch "$marker"
 fi
 echo "$cache"

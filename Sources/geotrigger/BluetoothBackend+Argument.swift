@@ -1,0 +1,4 @@
+import ArgumentParser
+import BlueZDBus
+
+extension BluetoothBackend: ExpressibleByArgument {}
