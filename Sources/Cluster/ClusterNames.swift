@@ -8,8 +8,9 @@ public struct ClusterNames: Sendable {
 
     var token: String { prefix.uppercased().map { $0.isLetter || $0.isNumber ? String($0) : "_" }.joined() }
 
-    /// Fixes and sightings, one subject per partition: `<prefix>.input.<p>`.
-    public var inputStream: String { "\(token)_INPUT" }
+    /// Fixes and sightings, one stream and subject per partition (`<prefix>.input.<p>`): each stream has its own
+    /// leader, so the writes of a deployment spread over the JetStream servers instead of all going to one.
+    public func inputStream(_ partition: Int) -> String { "\(token)_INPUT_\(partition)" }
     public func inputSubject(_ partition: Int) -> String { "\(prefix).input.\(partition)" }
     /// Request changes, one subject, read completely by every instance.
     public var requestsStream: String { "\(token)_REQUESTS" }
@@ -30,8 +31,10 @@ public struct ClusterNames: Sendable {
 
     /// Creates (or updates) every stream. The notification stream's duplicate window must be longer than a
     /// takeover replays: a checkpoint interval plus the lease TTL, with a wide margin.
-    public func ensureStreams(on connection: NATSConnection, replicas: Int, duplicateWindow: Duration) throws(NATSError) {
-        try connection.ensureStream(StreamSettings(name: inputStream, subjects: ["\(prefix).input.*"], replicas: replicas))
+    public func ensureStreams(on connection: NATSConnection, partitions: Int, replicas: Int, duplicateWindow: Duration) throws(NATSError) {
+        for p in 0..<partitions {
+            try connection.ensureStream(StreamSettings(name: inputStream(p), subjects: [inputSubject(p)], replicas: replicas))
+        }
         try connection.ensureStream(StreamSettings(name: requestsStream, subjects: [requestsSubject], replicas: replicas))
         try connection.ensureStream(StreamSettings(name: notificationsStream, subjects: [notificationsWildcard], replicas: replicas,
                                                    duplicateWindow: duplicateWindow))

@@ -28,7 +28,7 @@ public final class ClusterNode: Service, Sendable {
         let deadline = ContinuousClock.now + .seconds(60)
         while true {
             do {
-                try names.ensureStreams(on: connection, replicas: configuration.replicas, duplicateWindow: window)
+                try names.ensureStreams(on: connection, partitions: configuration.partitions, replicas: configuration.replicas, duplicateWindow: window)
                 break
             } catch {
                 guard ContinuousClock.now < deadline else { throw error }

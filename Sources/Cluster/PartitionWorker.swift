@@ -86,7 +86,7 @@ final class PartitionWorker: @unchecked Sendable {
         }
         logger.notice("partition owned", metadata: [
             "checkpoint": "\(inputSequence)", "devices": "\(engine.deviceCount)", "restored_ms": "\((ContinuousClock.now - started).milliseconds)"])
-        let consumer = try PullConsumer(connection: connection, stream: names.inputStream, subject: names.inputSubject(partition),
+        let consumer = try PullConsumer(connection: connection, stream: names.inputStream(partition), subject: names.inputSubject(partition),
                                         from: inputSequence + 1)
         let subject = names.notificationsSubject(partition)
         var lastCheckpoint = ContinuousClock.now

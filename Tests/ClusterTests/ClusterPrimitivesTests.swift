@@ -63,7 +63,7 @@ import TriggerEngine
         let cluster = try NATSCluster()
         let connection = try NATSConnection(servers: cluster.servers, name: "test")
         let names = ClusterNames(prefix: "ck")
-        try names.ensureStreams(on: connection, replicas: 3, duplicateWindow: .seconds(120))
+        try names.ensureStreams(on: connection, partitions: 3, replicas: 3, duplicateWindow: .seconds(120))
         #expect(try PartitionCheckpoint.load(partition: 2, names: names, from: connection) == nil)
         var rng = SplitMix(seed: 7)
         let body = (0..<1_300_000).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
