@@ -33,11 +33,11 @@ def start_cluster(work):
     return procs, [f"127.0.0.1:{c}" for c, _ in ports]
 
 
-def start_instance(binary, work, name, journal):
+def start_instance(binary, work, name, journal, partitions):
     log = open(os.path.join(work, f"{name}.log"), "w+")
     env = {k: v for k, v in os.environ.items() if not k.startswith("GEOTRIGGER_")}
     proc = subprocess.Popen([binary, "serve", "--journal", journal, "--instance", name, "--listen", "127.0.0.1:0",
-                             "--partitions", "12", "--replicas", "3", "--checkpoint-interval", "5",
+                             "--partitions", str(partitions), "--replicas", "3", "--checkpoint-interval", "5",
                              "--clock", "event", "--max-body-bytes", str(64 << 20), "--log-level", "notice"],
                             stderr=log, stdout=subprocess.DEVNULL, env=env)
     for _ in range(600):
@@ -93,14 +93,15 @@ def run(binary, instances, args, requests, work_items):
         journal = "nats://" + ",".join(servers)
         ports = []
         for k in range(instances):
-            p, port = start_instance(binary, work, f"b{k}", journal)
+            p, port = start_instance(binary, work, f"b{k}", journal, args.partitions)
             procs.append(p)
             ports.append(port)
         # Every partition owned, each instance its share.
         deadline = time.time() + 60
         while time.time() < deadline:
             owned = [json.loads(get(p, "/v1/cluster")[1])["owned"] for p in ports]
-            if sorted(sum(owned, [])) == list(range(12)) and all(len(o) == 12 // instances for o in owned):
+            share = -(-args.partitions // instances)
+            if sorted(sum(owned, [])) == list(range(args.partitions)) and all(share - 1 <= len(o) <= share for o in owned):
                 break
             time.sleep(0.3)
         else:
@@ -174,12 +175,13 @@ def main():
     ap.add_argument("--devices", type=int, default=1700, help="per connection")
     ap.add_argument("--regions", type=int, default=1000)
     ap.add_argument("--instances", default="1,2,3")
+    ap.add_argument("--partitions", type=int, default=12)
     args = ap.parse_args()
     requests = fleet_workload.regions(args.regions, 16)
     work_items = [fleet_workload.batches(c, args.warmup + args.batches, args.batch, args.devices, 16)
                   for c in range(args.connections)]
     print(f"cluster ingest: {args.connections} connections x {args.batches} batches of {args.batch} fixes "
-          f"({args.connections * args.devices} devices, {args.regions} circles), 3-node JetStream R3, 12 partitions")
+          f"({args.connections * args.devices} devices, {args.regions} circles), 3-node JetStream R3, {args.partitions} partitions")
     print(f"{'instances':>9} {'fixes/s':>9} {'per inst':>9} {'ack p50':>8} {'ack p99':>8} {'notes':>7} "
           f"{'note p50':>9} {'note p99':>9} {'cpu gt':>8} {'cpu nats':>9}  (latencies ms; cpu ms per 1,000 fixes)")
     for n in [int(x) for x in args.instances.split(",")]:
