@@ -6,9 +6,11 @@
 #   3. btsnoop decoding: 1M advertising reports through `geotrigger scan --btsnoop`;
 #   4. `geotrigger serve` HTTP ingest: NDJSON batches of 1,000 fixes from 4 connections (Tools/bench/http_ingest.py).
 #   5. delivery: the outbox drained to a local webhook and to a local mosquitto (notifications/s) and its added
-#      latency at 500/s (p50/p99); mosquitto also at 1000/s.
+#      latency at 500/s (p50/p99); mosquitto also at 1000/s;
+#   6. scale-out: 1, 2 and 3 `serve --journal nats://…` instances over a 3-node JetStream cluster started here
+#      (Tools/bench/cluster_ingest.py; needs nats-py from PyPI), then one instance with one partition.
 # Installs shapely/numpy from PyPI. Results go to stdout and out/benchmarks/. Options: QUICK=1 for smaller sizes;
-# SECTIONS="engine replay btsnoop http delivery" (the default) to run only some.
+# SECTIONS="engine replay btsnoop http delivery cluster" (the default) to run only some.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 Tools/setup.sh --bench
@@ -25,7 +27,7 @@ results=out/benchmarks/results-$stamp.tsv
 sparse_fixes=2000000; dense_fixes=200000; trace_fixes=10000000; reports=1000000; counts="10000 100000"
 if [ "${QUICK:-0}" = 1 ]; then sparse_fixes=400000; dense_fixes=50000; trace_fixes=1000000; reports=100000; counts="10000"; fi
 
-sections=" ${SECTIONS:-engine replay btsnoop http delivery} "
+sections=" ${SECTIONS:-engine replay btsnoop http delivery cluster} "
 
 if [[ $sections == *" engine "* ]]; then
 echo "# engine vs shapely ($(nproc) cores, $(uname -r), $(swift --version 2>&1 | head -1))" | tee "$results"
@@ -84,5 +86,11 @@ echo "# delivery to a local webhook and to mosquitto (BENCHMARKS.md §5)" | tee 
 $bin/geotrigger-bench delivery --notifications 20000 --rate 500 --seconds 10 | tee -a "$results"
 $bin/geotrigger-bench delivery --sink mqtt --notifications 20000 --rate 500 --seconds 10 | tail -n +2 | tee -a "$results"
 $bin/geotrigger-bench delivery --sink mqtt --notifications 20000 --rate 1000 --seconds 10 | tail -n +2 | tee -a "$results"
+fi
+if [[ $sections == *" cluster "* ]]; then
+echo "# scale-out over a 3-node JetStream cluster (BENCHMARKS.md §7)" | tee -a "$results"
+python3 -c "import nats" 2>/dev/null || pip install -q nats-py
+(cd Tools/bench && python3 cluster_ingest.py "$bin/geotrigger") | tee -a "$results"
+(cd Tools/bench && python3 cluster_ingest.py "$bin/geotrigger" --instances 1 --partitions 1) | tail -1 | tee -a "$results"
 fi
 echo "results: $results" >&2
