@@ -90,7 +90,7 @@ fi
 if [[ $sections == *" cluster "* ]]; then
 echo "# scale-out over a 3-node JetStream cluster (BENCHMARKS.md §7)" | tee -a "$results"
 python3 -c "import nats" 2>/dev/null || pip install -q nats-py
-(cd Tools/bench && python3 cluster_ingest.py "$bin/geotrigger") | tee -a "$results"
-(cd Tools/bench && python3 cluster_ingest.py "$bin/geotrigger" --instances 1 --partitions 1) | tail -1 | tee -a "$results"
+python3 Tools/bench/cluster_ingest.py "$bin/geotrigger" | tee -a "$results"
+python3 Tools/bench/cluster_ingest.py "$bin/geotrigger" --instances 1 --partitions 1 | tail -1 | tee -a "$results"
 fi
 echo "results: $results" >&2
