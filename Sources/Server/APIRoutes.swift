@@ -19,16 +19,10 @@ struct APIRoutes: Sendable {
     static let maximumPageSize = 1000
 
     func register(on router: Router<BasicRequestContext>) {
-        router.get("/healthz") { _, _ in Self.json(#"{"status":"ok"}"#) }
-        router.get("/readyz") { _, _ in
-            if let reason = await host.failureReason { throw Problem.unavailable(reason) }
-            if let reason = host.store.unhealthyReason { throw Problem.unavailable(reason) }
-            return Self.json(#"{"status":"ready"}"#)
-        }
-        router.get("/metrics") { _, _ in
-            guard let metricsText else { throw Problem(.notFound, title: "Not Found", detail: "metrics are not enabled") }
-            return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
-                            body: .init(byteBuffer: ByteBuffer(bytes: metricsText())))
+        let host = self.host
+        Self.registerProbes(on: router, metricsText: metricsText) {
+            if let reason = await host.failureReason { return reason }
+            return host.store.unhealthyReason
         }
 
         let v1 = router.group("v1")
@@ -203,6 +197,22 @@ struct APIRoutes: Sendable {
     }
 
     // MARK: Helpers
+
+    /// `/healthz` (the process answers), `/readyz` (503 with `unhealthy`'s reason while it has one) and `/metrics`:
+    /// the same for one instance and for a cluster instance.
+    static func registerProbes(on router: Router<BasicRequestContext>, metricsText: (@Sendable () -> [UInt8])?,
+                               unhealthy: @escaping @Sendable () async -> String?) {
+        router.get("/healthz") { _, _ in json(#"{"status":"ok"}"#) }
+        router.get("/readyz") { _, _ in
+            if let reason = await unhealthy() { throw Problem.unavailable(reason) }
+            return json(#"{"status":"ready"}"#)
+        }
+        router.get("/metrics") { _, _ in
+            guard let metricsText else { throw Problem(.notFound, title: "Not Found", detail: "metrics are not enabled") }
+            return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
+                            body: .init(byteBuffer: ByteBuffer(bytes: metricsText())))
+        }
+    }
 
     /// The body as JSON, within the size limit.
     static func body(_ request: Request, limit: Int) async throws -> JSONValue {

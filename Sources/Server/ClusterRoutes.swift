@@ -19,16 +19,8 @@ struct ClusterRoutes: Sendable {
     var gateway: ClusterGateway { node.gateway }
 
     func register(on router: Router<BasicRequestContext>) {
-        router.get("/healthz") { _, _ in APIRoutes.json(#"{"status":"ok"}"#) }
-        router.get("/readyz") { _, _ in
-            if let reason = node.failureReason { throw Problem.unavailable(reason) }
-            return APIRoutes.json(#"{"status":"ready"}"#)
-        }
-        router.get("/metrics") { _, _ in
-            guard let metricsText else { throw Problem(.notFound, title: "No metrics", detail: "metrics are not collected") }
-            return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
-                            body: .init(byteBuffer: ByteBuffer(bytes: metricsText())))
-        }
+        let node = self.node
+        APIRoutes.registerProbes(on: router, metricsText: metricsText) { node.failureReason }
         let v1 = router.group("v1")
         v1.get("openapi.json") { _, _ in APIRoutes.json(OpenAPIDocument.bytes) }
         v1.get("cluster") { _, _ in status() }

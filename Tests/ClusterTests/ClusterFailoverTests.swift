@@ -50,8 +50,9 @@ import TestSupport
                 // The node leading the most input streams (each partition's stream has its own leader).
                 let leaders = try (0..<6).compactMap { try probe.streamLeader(stream: names.inputStream($0)) }
                 let leader = try #require(Dictionary(grouping: leaders) { $0 }.max { $0.value.count < $1.value.count }?.key)
-                killedLeader = try #require(cluster.index(named: leader))
-                cluster.kill9(killedLeader!)
+                let index: Int = try #require(cluster.index(named: leader))
+                killedLeader = index
+                cluster.kill9(index)
             case 24:
                 try cluster.start(killedLeader!)
                 try instances[1].start()

@@ -40,16 +40,7 @@ def start_instance(binary, work, name, journal, partitions):
                              "--partitions", str(partitions), "--replicas", "3", "--checkpoint-interval", "5",
                              "--clock", "event", "--max-body-bytes", str(64 << 20), "--log-level", "notice"],
                             stderr=log, stdout=subprocess.DEVNULL, env=env)
-    for _ in range(600):
-        log.seek(0)
-        m = re.search(r"port=(\d+).*\] listening$", log.read(), re.M)
-        if m:
-            return proc, int(m.group(1))
-        if proc.poll() is not None:
-            break
-        time.sleep(0.1)
-    log.seek(0)
-    sys.exit(f"instance {name} did not start:\n{log.read()[-3000:]}")
+    return proc, fleet_workload.wait_listening(proc, log, f"instance {name}")
 
 
 def get(port, path):

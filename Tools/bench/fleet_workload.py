@@ -1,7 +1,7 @@
 """The fleet-like ingest workload shared by http_ingest.py and postgis_peer.py, so both sides (and `replay`) get the
 same fixes: circle requests (radius 100-500 m) in a 20 km square, and per connection its own devices random-walking
 up to 50 m per fix, in batches of NDJSON lines."""
-import math, os, random, socket, threading, time
+import math, os, random, re, socket, sys, threading, time
 
 LAT0, LON0, SPAN = 52.4, 13.2, 0.18
 
@@ -136,3 +136,18 @@ def free_port():
     port = s.getsockname()[1]
     s.close()
     return port
+
+
+def wait_listening(proc, log, what):
+    """The port a `geotrigger serve` just started with --listen 127.0.0.1:0 logged ("port=N … listening"); exits with
+    its log when it ended instead."""
+    for _ in range(600):
+        log.seek(0)
+        m = re.search(r"port=(\d+).*\] listening$", log.read(), re.M)
+        if m:
+            return int(m.group(1))
+        if proc.poll() is not None:
+            break
+        time.sleep(0.1)
+    log.seek(0)
+    sys.exit(f"{what} did not start:\n{log.read()[-3000:]}")

@@ -44,17 +44,11 @@ def start_server(binary, work):
                              "--sink", "ndjson:" + os.path.join(work, "out.ndjson"), "--clock", "event",
                              "--max-body-bytes", str(64 << 20), "--log-level", "notice"],
                             stderr=log, stdout=subprocess.DEVNULL, env=env)
-    for _ in range(300):
-        log.seek(0)
-        m = re.search(r"port=(\d+).*\] listening$", log.read(), re.M)
-        if m:
-            return proc, int(m.group(1))
-        if proc.poll() is not None:
-            break
-        time.sleep(0.1)
-    proc.kill()
-    log.seek(0)
-    sys.exit("geotrigger serve did not start:\n" + log.read())
+    try:
+        return proc, fleet_workload.wait_listening(proc, log, "geotrigger serve")
+    except SystemExit:
+        proc.kill()
+        raise
 
 def request(conn, method, path, body=None, ctype="application/json"):
     conn.request(method, path, body=body, headers={"Content-Type": ctype} if body is not None else {})

@@ -70,16 +70,22 @@ while kill -0 $SERVE 2>/dev/null && [ $n -lt 100 ]; do sleep 0.1; n=$((n + 1)); 
 echo "=== SERVE BEGIN"; cat /out/serve.ndjson; echo "=== SERVE END"
 echo "=== SERVE STDERR BEGIN"; cat /out/serve-post.json; echo; cat /out/serve.err; echo "=== SERVE STDERR END"
 
+# A scan with BACKEND on hci1 (observer gw-BACKEND) while a burst of 20 reports (address byte CODE) is injected:
+# its sightings in /out/BACKEND-burst.ndjson, the injection times in /out/BACKEND-burst.times.
+burst_scan() {
+    geotrigger scan --backend "$1" --adapter hci1 --observer "gw-$1" >"/out/$1-burst.ndjson" 2>"/out/$1-burst.err" &
+    SCAN=$!
+    n=0
+    while ! grep -q "scanning on" "/out/$1-burst.err" 2>/dev/null && [ $n -lt 300 ]; do sleep 0.1; n=$((n + 1)); done
+    sleep 1
+    burst hci1 "$2" "/out/$1-burst.times"
+    sleep 2
+    kill -INT $SCAN 2>/dev/null
+    sleep 2
+}
+
 # Part 2b: the rate and latency of raw HCI, for comparison with the D-Bus backend below: a burst of 20 reports.
-geotrigger scan --backend hci --adapter hci1 --observer gw-hci >/out/hci-burst.ndjson 2>/out/hci-burst.err &
-SCAN=$!
-n=0
-while ! grep -q "scanning on" /out/hci-burst.err 2>/dev/null && [ $n -lt 300 ]; do sleep 0.1; n=$((n + 1)); done
-sleep 1
-burst hci1 05 /out/hci-burst.times
-sleep 2
-kill -INT $SCAN 2>/dev/null
-sleep 2
+burst_scan hci 05
 
 # Part 3: bluetoothd owns the adapters, as on a gateway. The system bus (a minimal root-only configuration) and
 # bluetoothd start; bluetoothctl scans hci1 (another D-Bus client, its own discovery session and filter) while
@@ -122,15 +128,7 @@ kill -INT $SCAN 2>/dev/null
 sleep 3
 
 # Part 3b: the same burst as part 2b, through bluetoothd (bluetoothctl still scanning).
-geotrigger scan --backend dbus --adapter hci1 --observer gw-dbus >/out/dbus-burst.ndjson 2>/out/dbus-burst.err &
-SCAN=$!
-n=0
-while ! grep -q "scanning on" /out/dbus-burst.err 2>/dev/null && [ $n -lt 300 ]; do sleep 0.1; n=$((n + 1)); done
-sleep 1
-burst hci1 06 /out/dbus-burst.times
-sleep 2
-kill -INT $SCAN 2>/dev/null
-sleep 2
+burst_scan dbus 06
 
 # Part 4: `serve --bluetooth hci1 --backend dbus`, as part 2 but through bluetoothd, bluetoothctl still scanning.
 geotrigger serve --bluetooth hci1 --backend dbus --database /tmp/d.sqlite --listen 127.0.0.1:8081 \
