@@ -100,7 +100,15 @@ public final class Journal: Sendable {
             next = segment.firstPosition + UInt64(scan.records.count)
             lastSize = Int64(scan.validEnd)
             if let problem = scan.problem {
-                if problem.tornTail && isLast && problem.offset >= JournalSegment.headerSize {
+                if isLast, problem.offset == 0, Self.isCutShortHeader(bytes, first: segment.firstPosition) {
+                    // A rotation cut short by the crash: the new file exists, its header was not (wholly) written,
+                    // and it cannot hold a record. Its header is written again; nothing is lost.
+                    try Self.writeFile(segment.path, JournalSegment.header(segment.firstPosition))
+                    lastSize = Int64(JournalSegment.headerSize)
+                    report.tornTail = (segment.path, 0, Int64(bytes.count), "a new segment's header cut short (\(bytes.count) bytes)")
+                    logger.warning("journal: a segment created just before the crash had no header; written again", metadata: [
+                        "file": "\(segment.path)", "bytes": "\(bytes.count)"])
+                } else if problem.tornTail && isLast && problem.offset >= JournalSegment.headerSize {
                     try Self.truncate(segment.path, to: Int64(problem.offset))
                     report.tornTail = (segment.path, Int64(problem.offset), Int64(bytes.count - problem.offset), problem.reason)
                     logger.warning("journal: torn tail cut off", metadata: [
@@ -307,6 +315,12 @@ public final class Journal: Sendable {
         if Glibc.truncate(path, off_t(size)) != 0 {
             throw .io(operation: "truncate", path: path, reason: String(cString: strerror(errno)))
         }
+    }
+
+    /// Whether a segment file is what a crash during `rotate` leaves: no longer than a header, and either a prefix of
+    /// the header it was being given or zeros (a size made durable before the data).
+    static func isCutShortHeader(_ bytes: [UInt8], first: UInt64) -> Bool {
+        bytes.count <= JournalSegment.headerSize && (bytes.allSatisfy { $0 == 0 } || JournalSegment.header(first).starts(with: bytes))
     }
 
     private static func writeFile(_ path: String, _ bytes: [UInt8]) throws(JournalError) {

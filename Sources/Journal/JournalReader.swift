@@ -35,8 +35,11 @@ public struct JournalReader: Sendable {
             }
             guard !segments.isEmpty else { return nil }
             let segment = segments.removeFirst()
-            let scan = JournalSegment.scan(try JournalSystem.readAll(segment.path), firstPosition: segment.firstPosition)
-            if let problem = scan.problem, !(problem.tornTail && segments.isEmpty) {
+            let bytes = try JournalSystem.readAll(segment.path)
+            let scan = JournalSegment.scan(bytes, firstPosition: segment.firstPosition)
+            // The last segment may end torn, or be a new file whose header a crash cut short (`Journal.init`).
+            let crashLeftover = scan.problem.map { $0.tornTail || ($0.offset == 0 && Journal.isCutShortHeader(bytes, first: segment.firstPosition)) } ?? false
+            if let problem = scan.problem, !(crashLeftover && segments.isEmpty) {
                 damage = .damaged(path: segment.path, offset: Int64(problem.offset), reason: problem.reason)
             }
             buffered = scan.records

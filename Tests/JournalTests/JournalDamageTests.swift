@@ -54,6 +54,35 @@ import Testing
         #expect(try JournalTests.readAll(directory).map(\.0) == Array(0..<11))
     }
 
+    /// kill -9 during a segment rotation: the next segment's file exists but its header is missing or cut short
+    /// (CrashTests caught a start refused for it). Nothing is lost and the journal goes on in that file.
+    @Test(arguments: [0, 5, 16])
+    func aNewSegmentWithoutItsHeaderIsATornTail(bytes: Int) async throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        _ = try await write(10)
+        let next = directory + "/00000000000000000010.journal"
+        let partial = bytes == 16 ? [UInt8](repeating: 0, count: 16) : Array((Array("GTJRNL".utf8) + [0, 1] + [UInt8](repeating: 0, count: 8)).prefix(bytes))
+        _ = FileManager.default.createFile(atPath: next, contents: Data(partial))
+        // A replay of the crashed journal as it is (`geotrigger replay DIR`) reads the records and ends quietly.
+        #expect(try JournalTests.readAll(directory).map(\.0) == Array(0..<10))
+        let journal = try Journal(directory: directory, logger: logger)
+        let torn = try #require(journal.openReport.tornTail)
+        #expect(torn.path == next && torn.offset == 0 && torn.bytes == Int64(bytes))
+        #expect(journal.nextPosition == 10)
+        #expect(try await journal.append([JournalTests.record(10)]) == 10..<11)
+        journal.close()
+        #expect(try JournalTests.readAll(directory).map(\.0) == Array(0..<11))
+    }
+
+    /// A new segment whose first bytes are not a header's is damage, not a crash's leftover.
+    @Test func aNewSegmentWithForeignBytesIsDamage() async throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        _ = try await write(10)
+        let next = directory + "/00000000000000000010.journal"
+        _ = FileManager.default.createFile(atPath: next, contents: Data("hello".utf8))
+        #expect(throws: JournalError.self) { _ = try Journal(directory: directory, logger: logger) }
+    }
+
     @Test func lastFrameWithABadChecksumIsATornTail() async throws {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let path = try await write(10)
