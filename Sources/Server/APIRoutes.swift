@@ -52,15 +52,7 @@ struct APIRoutes: Sendable {
             let submit = { (batch: [(line: Int, record: LocationFix)]) async throws(Problem) -> [(line: Int, reason: FixRejection)] in
                 try await Problem.mapping { () async throws(HostError) in try await host.process(fixes: batch.map { (line: $0.line, fix: $0.record) }) }
             }
-            let format = try FixBodyFormat(request)
-            if format.format == .ndjson {
-                var reader = IngestReader(decoder: NDJSONFixDecoder(source: "request", defaultDevice: format.device), limit: limit, submit: submit)
-                reader.coalesce = true
-                return try await Self.ingest(request, &reader, limit: limit)
-            }
-            var reader = IngestReader(decoder: try format.decoder(), limit: limit, submit: submit)
-            reader.coalesce = true
-            return try await Self.ingest(request, &reader, limit: limit)
+            return try await Self.ingestFixes(request, limit: limit, submit: submit)
         }
         AppRoutes(host: host, limit: limit).register(on: router.group().add(middleware: BackPressureMiddleware(pressure: pressure)))
         ingestRoutes.post("sightings") { request, _ in
@@ -174,6 +166,20 @@ struct APIRoutes: Sendable {
     }
 
     // MARK: Ingest
+
+    /// `POST /v1/fixes` in any format `?format=` names (NDJSON by default), batches handed to `submit`.
+    static func ingestFixes(_ request: Request, limit: Int,
+                            submit: @escaping ([(line: Int, record: LocationFix)]) async throws(Problem) -> [(line: Int, reason: FixRejection)]) async throws -> Response {
+        let format = try FixBodyFormat(request)
+        if format.format == .ndjson {
+            var reader = IngestReader(decoder: NDJSONFixDecoder(source: "request", defaultDevice: format.device), limit: limit, submit: submit)
+            reader.coalesce = true
+            return try await ingest(request, &reader, limit: limit)
+        }
+        var reader = IngestReader(decoder: try format.decoder(), limit: limit, submit: submit)
+        reader.coalesce = true
+        return try await ingest(request, &reader, limit: limit)
+    }
 
     static func ingest<D: StreamingRecordDecoder>(_ request: Request, _ reader: inout IngestReader<D>, limit: Int) async throws -> Response {
         if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > limit { throw Problem.tooLarge(limit: limit) }

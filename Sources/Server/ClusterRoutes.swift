@@ -66,15 +66,7 @@ struct ClusterRoutes: Sendable {
                 try await Problem.mapping { () async throws(ClusterError) in try await gateway.publish(fixes: batch.map(\.record)) }
                 return []
             }
-            let format = try FixBodyFormat(request)
-            if format.format == .ndjson {
-                var reader = IngestReader(decoder: NDJSONFixDecoder(source: "request", defaultDevice: format.device), limit: limit, submit: submit)
-                reader.coalesce = true
-                return try await APIRoutes.ingest(request, &reader, limit: limit)
-            }
-            var reader = IngestReader(decoder: try format.decoder(), limit: limit, submit: submit)
-            reader.coalesce = true
-            return try await APIRoutes.ingest(request, &reader, limit: limit)
+            return try await APIRoutes.ingestFixes(request, limit: limit, submit: submit)
         }
         v1.post("sightings") { request, _ in
             var reader = IngestReader(decoder: NDJSONSightingDecoder(source: "request"), limit: limit) { batch async throws(Problem) in

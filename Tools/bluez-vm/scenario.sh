@@ -19,20 +19,28 @@ burst() {
         sleep 0.2
     done
 }
+# wait_scanning ERR-FILE: until a scanner's log says it is scanning (under emulation a start takes seconds); sets n.
+wait_scanning() {
+    n=0
+    while ! grep -q "scanning on" "$1" 2>/dev/null && [ $n -lt 300 ]; do sleep 0.1; n=$((n + 1)); done
+}
+# advertise: hci0 advertises the iBeacon major 42 minor 43: parameters (100 ms, non-connectable), data (flags +
+# iBeacon), enable.
+advertise() {
+    hcitool -i hci0 cmd 0x08 0x0006 a0 00 a0 00 03 00 00 00 00 00 00 00 00 07 00 >/dev/null
+    hcitool -i hci0 cmd 0x08 0x0008 1e 02 01 06 1a ff 4c 00 02 15 $UUID 00 2a 00 2b c5 00 >/dev/null
+    hcitool -i hci0 cmd 0x08 0x000a 01 >/dev/null
+}
 # Bring hci0 up (a short scan with --up), then start the scanner under test on hci1.
 geotrigger scan --adapter hci0 --up --duration 0.2 --observer setup >/dev/null 2>/out/setup.err
 geotrigger scan --adapter hci1 --up --observer gw-1 --regions /regions.json --sightings /out/sightings.ndjson >/out/notifications.ndjson 2>/out/scan.err &
 SCAN=$!
 # Wait until it is listening (under emulation a start takes seconds), then longer than exitTimeout, so the region
 # counts as outside and the first sighting is an entry.
-n=0
-while ! grep -q "scanning on" /out/scan.err 2>/dev/null && [ $n -lt 300 ]; do sleep 0.1; n=$((n + 1)); done
+wait_scanning /out/scan.err
 echo "scanner listening after $n polls"
 sleep 4
-# Advertise major 42 minor 43 from hci0: parameters (100 ms, non-connectable), data (flags + iBeacon), enable.
-hcitool -i hci0 cmd 0x08 0x0006 a0 00 a0 00 03 00 00 00 00 00 00 00 00 07 00 >/dev/null
-hcitool -i hci0 cmd 0x08 0x0008 1e 02 01 06 1a ff 4c 00 02 15 $UUID 00 2a 00 2b c5 00 >/dev/null
-hcitool -i hci0 cmd 0x08 0x000a 01 >/dev/null
+advertise
 # Injected reports on hci1: ADV_IND from random address C0:FF:EE:00:00:02, RSSI -60 -62 -61 -65 -63 dBm.
 for rssi in c4 c2 c3 bf c1; do
     now >>/out/hci.times
@@ -75,8 +83,7 @@ echo "=== SERVE STDERR BEGIN"; cat /out/serve-post.json; echo; cat /out/serve.er
 burst_scan() {
     geotrigger scan --backend "$1" --adapter hci1 --observer "gw-$1" >"/out/$1-burst.ndjson" 2>"/out/$1-burst.err" &
     SCAN=$!
-    n=0
-    while ! grep -q "scanning on" "/out/$1-burst.err" 2>/dev/null && [ $n -lt 300 ]; do sleep 0.1; n=$((n + 1)); done
+    wait_scanning "/out/$1-burst.err"
     sleep 1
     burst hci1 "$2" "/out/$1-burst.times"
     sleep 2
@@ -108,13 +115,10 @@ sleep 2
 geotrigger scan --backend dbus --adapter hci1 --up --observer gw-2 --regions /regions.json \
     --sightings /out/dbus-sightings.ndjson >/out/dbus-notifications.ndjson 2>/out/dbus-scan.err &
 SCAN=$!
-n=0
-while ! grep -q "scanning on" /out/dbus-scan.err 2>/dev/null && [ $n -lt 300 ]; do sleep 0.1; n=$((n + 1)); done
+wait_scanning /out/dbus-scan.err
 echo "dbus scanner listening after $n polls"
 sleep 4
-hcitool -i hci0 cmd 0x08 0x0006 a0 00 a0 00 03 00 00 00 00 00 00 00 00 07 00 >/dev/null
-hcitool -i hci0 cmd 0x08 0x0008 1e 02 01 06 1a ff 4c 00 02 15 $UUID 00 2a 00 2b c5 00 >/dev/null
-hcitool -i hci0 cmd 0x08 0x000a 01 >/dev/null
+advertise
 # Non-connectable reports (type 03): the kernel's discovery is an active scan, which holds a connectable report back
 # until its scan response or the next report. The third repeats the second exactly: only DuplicateData passes it.
 for rssi in c4 c2 c2 bf c1; do
