@@ -194,6 +194,5 @@ final class PartitionWorker: @unchecked Sendable {
 }
 
 extension Duration {
-    var milliseconds: Int64 { components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000 }
     var nanoseconds: Int64 { components.seconds * 1_000_000_000 + components.attoseconds / 1_000_000_000 }
 }

@@ -42,11 +42,6 @@ public final class RequestsFollower: @unchecked Sendable {
         return Array(changes[Int(range.lowerBound - 1)..<Int(range.upperBound)])
     }
 
-    /// Waits until the change at `sequence` has been read (a change this instance published itself).
-    public func waitFor(_ sequence: UInt64, timeout: Duration) -> Bool {
-        changes(max(1, sequence)...max(1, sequence), timeout: timeout) != nil || sequence == 0
-    }
-
     public func stop() {
         condition.withLock { stopped = true; condition.broadcast() }
     }

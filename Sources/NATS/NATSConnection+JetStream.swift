@@ -147,8 +147,8 @@ extension NATSConnection {
         return info!.pointee.Cluster?.pointee.Leader.map { String(cString: $0) }
     }
 
-    /// Every message of `stream` on `subject` from the first, in order (for a consumer that reads a whole stream,
-    /// like the tests and `geotrigger-bench`).
+    /// Every message of `stream` on `subject` from `sequence`, in order, until none arrives within `idle` (a reader of
+    /// a whole stream: the cluster tests).
     public func messages(stream: String, subject: String, from sequence: UInt64 = 1, idle: Duration = .seconds(1)) throws(NATSError) -> [StoredMessage] {
         let consumer = try PullConsumer(connection: self, stream: stream, subject: subject, from: sequence)
         var out: [StoredMessage] = []

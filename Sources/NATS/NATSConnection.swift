@@ -103,7 +103,8 @@ extension NATSConnection {
 }
 
 extension Duration {
-    var milliseconds: Int64 { components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000 }
+    /// Whole milliseconds, as nats.c's timeouts take them.
+    public var milliseconds: Int64 { components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000 }
 }
 
 /// Asynchronous publishes made and acknowledged (nats.c's callback runs on its own thread).

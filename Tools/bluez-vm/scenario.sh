@@ -31,6 +31,15 @@ advertise() {
     hcitool -i hci0 cmd 0x08 0x0008 1e 02 01 06 1a ff 4c 00 02 15 $UUID 00 2a 00 2b c5 00 >/dev/null
     hcitool -i hci0 cmd 0x08 0x000a 01 >/dev/null
 }
+# silent_stop: hci0 stops advertising; after a silence longer than the 3 s exit timeout (the scanner must report the
+# exit on its own clock) the scanner $SCAN is stopped. Bounded: a scanner that does not stop within 3 s is reported
+# by its missing summary line, not waited for.
+silent_stop() {
+    hcitool -i hci0 cmd 0x08 0x000a 00 >/dev/null
+    sleep 6
+    kill -INT $SCAN 2>/dev/null
+    sleep 3
+}
 # Bring hci0 up (a short scan with --up), then start the scanner under test on hci1.
 geotrigger scan --adapter hci0 --up --duration 0.2 --observer setup >/dev/null 2>/out/setup.err
 geotrigger scan --adapter hci1 --up --observer gw-1 --regions /regions.json --sightings /out/sightings.ndjson >/out/notifications.ndjson 2>/out/scan.err &
@@ -44,15 +53,10 @@ advertise
 # Injected reports on hci1: ADV_IND from random address C0:FF:EE:00:00:02, RSSI -60 -62 -61 -65 -63 dBm.
 for rssi in c4 c2 c3 bf c1; do
     now >>/out/hci.times
-    hcitool -i hci1 cmd 0x3f 0x010 00 3e 02 01 00 01 02 00 00 ee ff c0 1e 02 01 06 1a ff 4c 00 02 15 $UUID 00 2a 00 2b c5 $rssi >/dev/null
+    inject hci1 00 02 2a 2b $rssi
     sleep 0.5
 done
-hcitool -i hci0 cmd 0x08 0x000a 00 >/dev/null
-# Silence longer than the 3 s exit timeout: the scanner must report the exit on its own clock.
-sleep 6
-kill -INT $SCAN 2>/dev/null
-# Bounded: a scanner that does not stop within 3 s is reported by its missing summary line, not waited for.
-sleep 3
+silent_stop
 
 # Part 2: the same air through `geotrigger serve --bluetooth hci1` (wall clock, SQLite, durable outbox): the request
 # is registered over HTTP, the notifications leave through the outbox to an NDJSON sink, flushed on SIGTERM.
@@ -126,10 +130,7 @@ for rssi in c4 c2 c2 bf c1; do
     inject hci1 03 04 2a 2b $rssi
     sleep 0.5
 done
-hcitool -i hci0 cmd 0x08 0x000a 00 >/dev/null
-sleep 6
-kill -INT $SCAN 2>/dev/null
-sleep 3
+silent_stop
 
 # Part 3b: the same burst as part 2b, through bluetoothd (bluetoothctl still scanning).
 burst_scan dbus 06
