@@ -60,7 +60,7 @@ public struct RetryPolicy: Sendable {
 }
 
 public struct WebhookOptions: Sendable {
-    /// 1 posts each notification as one JSON object; more posts JSON arrays of up to this many (one device's).
+    /// 1 posts each notification as one JSON object; more posts JSON arrays of up to this many (of one or more devices, each device's in order).
     public var batch: Int
     /// HMAC-SHA256 key; when set, every request carries `signatureHeader: sha256=HEX` over the body.
     public var secret: [UInt8]?

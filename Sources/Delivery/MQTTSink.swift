@@ -3,7 +3,7 @@ import Storage
 import Synchronization
 
 /// Publishes notifications to an MQTT broker with QoS 1: the payload is the SPEC §4 JSON object, the topic comes
-/// from the sink's template (`geotrigger/{device}/{event}`). A batch (one device's entries, in order) counts as
+/// from the sink's template (`geotrigger/{device}/{event}`). A batch (entries of one or more devices, each device's in order) counts as
 /// delivered once the broker acknowledged every message (PUBACK); MQTT keeps one client's messages in order, so a
 /// device's notifications reach subscribers in firing order.
 ///

@@ -1,9 +1,9 @@
 import Storage
 
 /// Somewhere fired notifications go: a file, a webhook, a broker. The dispatcher calls `deliver` with one or more
-/// outbox entries in sequence order (all of one device, unless the sink is delivered with concurrency 1, when they
-/// are in global order) and counts them delivered only when it returns. It may call `deliver` concurrently for
-/// different devices, up to the concurrency the sink was configured with.
+/// outbox entries and counts them delivered only when it returns. A call holds the entries of one or more devices,
+/// each device's in sequence order (with concurrency 1, all in global order); a device's entries are never in two
+/// calls at once. It may call `deliver` concurrently, up to the concurrency the sink was configured with.
 ///
 /// Delivery is at least once: an entry whose acknowledgement was lost (a timeout after the peer took it, a crash
 /// before the acknowledgement was stored) is delivered again. Entries carry their `deliveryId` for deduplication.

@@ -4,8 +4,9 @@ import TriggerEngine
 
 /// Delivers the outbox to one sink. Entries are read in sequence order into a bounded window and queued per lane
 /// (per device; one lane for the whole outbox when the sink's concurrency is 1). Up to `concurrency` lanes deliver
-/// at once, each in order; a lane that fails retryably backs off on its own and blocks only its device (until its
-/// backlog fills the window). Every outcome is stored before the entries leave the window: dead letters are
+/// at once, each in order; a lane whose batch is not full takes along the next entries of idle lanes (other
+/// devices), so a steady stream over many devices still goes out in batches. A lane that fails retryably backs off
+/// on its own and blocks only its devices (until their backlog fills the window). Every outcome is stored before the entries leave the window: dead letters are
 /// written, the sink's cursor moves over the contiguous settled prefix (one row), and the outbox lets go of what
 /// every sink has settled. Entries settled beyond the cursor (a later device's) are remembered in memory only: a
 /// restart delivers them again, with the same deliveryIds.
@@ -137,27 +138,66 @@ actor SinkWorker {
     private func startLanes(_ group: inout DiscardingTaskGroup) {
         let now = ContinuousClock.now
         for (key, entries) in lanes where running.count < configured.concurrency {
-            guard entries.count > inFlight[key, default: 0], !running.contains(key) else { continue }
+            guard entries.count > inFlight[key, default: 0], !running.contains(key), !joined.contains(key) else { continue }
             if let due = retryAt[key], due > now { continue }
             running.insert(key)
             group.addTask { await self.runLane(key) }
         }
     }
 
+    /// Lanes whose entries ride in another lane's batch right now: not started on their own meanwhile, so a
+    /// device's entries are never in two requests at once.
+    private var joined: Set<String> = []
+
+    /// One lane's share of a batch: which entries of the lane, and its epoch when they were taken.
+    private struct Part {
+        var key: String
+        var range: Range<Int>  // in the batch
+        var epoch: Int
+    }
+
+    /// The lane's next entries, topped up to the batch size with the entries of other lanes that are idle and due
+    /// (each lane's share is a prefix of it, in order). When every device has one entry at a time (a steady stream
+    /// over many devices) a request still carries a batch, not one notification.
+    private func nextBatch(_ key: String) -> (batch: [OutboxEntry], parts: [Part]) {
+        var batch: [OutboxEntry] = []
+        var parts: [Part] = []
+        func take(_ lane: String) {
+            guard let queue = lanes[lane] else { return }
+            let skip = inFlight[lane, default: 0]
+            let end = min(queue.count, skip + configured.batchSize - batch.count)
+            guard end > skip else { return }
+            parts.append(Part(key: lane, range: batch.count..<(batch.count + end - skip), epoch: epochs[lane, default: 0]))
+            batch.append(contentsOf: queue[skip..<end])
+        }
+        take(key)
+        guard configured.concurrency > 1, batch.count < configured.batchSize else { return (batch, parts) }
+        let now = ContinuousClock.now
+        for (other, queue) in lanes where batch.count < configured.batchSize {
+            guard other != key, queue.count > inFlight[other, default: 0], !running.contains(other), !joined.contains(other)
+            else { continue }
+            if let due = retryAt[other], due > now { continue }
+            joined.insert(other)
+            take(other)
+        }
+        return (batch, parts)
+    }
+
     private func runLane(_ key: String) async {
         lane: while !stopping, let queue = lanes[key], queue.count > inFlight[key, default: 0] {
-            let skip = inFlight[key, default: 0]
-            let batch = Array(queue[skip..<min(queue.count, skip + configured.batchSize)])
-            let epoch = epochs[key, default: 0]
+            let (batch, parts) = nextBatch(key)
+            defer { for part in parts where part.key != key { joined.remove(part.key) } }
             do {
                 try await sink.deliver(batch)
-                // A commit failed meanwhile: what this lane read is delivered again, from the first entry not stored.
-                guard epochs[key, default: 0] == epoch else { break lane }
-                settleLater(key, batch, dead: nil)
+                // A commit failed meanwhile: what a lane read is delivered again, from its first entry not stored.
+                for part in parts where epochs[part.key, default: 0] == part.epoch {
+                    settleLater(part.key, Array(batch[part.range]), dead: nil)
+                }
+                guard epochs[key, default: 0] == parts[0].epoch else { break lane }
             } catch {
                 let outcome = FailedDelivery(error, batchCount: batch.count)
                 if outcome.delivered > 0 {
-                    guard await settle(key, Array(batch[..<outcome.delivered]), dead: nil) else { break lane }
+                    guard await settle(parts, of: batch, in: 0..<outcome.delivered, dead: nil) else { break lane }
                 }
                 guard outcome.delivered < batch.count else { continue }
                 switch outcome.rest {
@@ -165,9 +205,12 @@ actor SinkWorker {
                     let first = batch[outcome.delivered]
                     metrics.retryableFailures.increment()
                     let n = (attempts[key] ?? 0) + 1
-                    attempts[key] = n
                     let delay = retry.delay(attempt: n, retryAfter: after)
-                    retryAt[key] = .now + delay
+                    // Every lane with entries not taken waits: a peer that failed them may fail them again.
+                    for part in parts where part.range.upperBound > outcome.delivered {
+                        attempts[part.key] = (attempts[part.key] ?? 0) + 1
+                        retryAt[part.key] = .now + delay
+                    }
                     metrics.retries.increment()
                     // Loud on the first failure, then now and then: a peer that is down fails every lane.
                     if n == 1 || n % 10 == 0 {
@@ -179,18 +222,32 @@ actor SinkWorker {
                     running.remove(key)
                     return
                 case .refuse(let reason, let status, let response):
-                    let refused = Array(batch[outcome.refused])
+                    let refused = batch[outcome.refused]
                     metrics.permanentFailures.increment()
                     logger.error("sink refused entries for good: dead-lettered", metadata: [
-                        "device": "\(refused[0].device)", "deliveryIds": "\(refused.map(\.deliveryId))",
+                        "device": "\(refused.first!.device)", "deliveryIds": "\(refused.map(\.deliveryId))",
                         "status": "\(status.map(String.init) ?? "-")", "reason": "\(reason)"])
-                    guard await settle(key, refused, dead: (status, response)) else { break lane }
+                    guard await settle(parts, of: batch, in: outcome.refused, dead: (status, response)) else { break lane }
+                    // Entries after the refused ones (a partial refusal) go in the lane's next batch.
                 }
             }
         }
         running.remove(key)
         if lanes[key]?.isEmpty ?? true { lanes[key] = nil }
         wake()
+    }
+
+    /// Stores the outcome of the batch's entries in `range`, lane by lane (each lane's share is a prefix of what
+    /// it has not settled); false when a store refused, or a lane's entries were taken back by a failed commit.
+    private func settle(_ parts: [Part], of batch: [OutboxEntry], in range: Range<Int>,
+                        dead: (status: Int?, response: String)?) async -> Bool {
+        var stored = true
+        for part in parts {
+            let share = part.range.clamped(to: range)
+            guard !share.isEmpty, epochs[part.key, default: 0] == part.epoch else { continue }
+            if !(await settle(part.key, Array(batch[share]), dead: dead)) { stored = false }
+        }
+        return stored
     }
 
     /// A batch's outcome waiting to be stored, and (for a lane that waits) its continuation.

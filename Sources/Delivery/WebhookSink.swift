@@ -5,8 +5,8 @@ import NIOCore
 import NIOHTTP1
 import Storage
 
-/// POSTs notifications to an HTTP endpoint: one JSON object per request, or JSON arrays of up to `batch` (one
-/// device's, in order) when `batch` > 1. Each request carries `Idempotency-Key` (the deliveryId; a batch's first)
+/// POSTs notifications to an HTTP endpoint: one JSON object per request, or JSON arrays of up to `batch` (of one
+/// or more devices, each device's in order) when `batch` > 1. Each request carries `Idempotency-Key` (the deliveryId; a batch's first)
 /// and, with a secret, `X-GeoTrigger-Signature: sha256=HEX`, the HMAC-SHA256 of the body. Connections are pooled
 /// and reused. 2xx acknowledges; network errors, timeouts, 408, 429 and 5xx are retried (honouring `Retry-After`);
 /// any other status is permanent and the entries become dead letters with the response.

@@ -62,7 +62,7 @@ public enum ServeSettings {
               help: "Log level: trace, debug, info, notice, warning, error, critical. Logs go to standard error."),
         // Delivery (docs/service.md "Delivery").
         .init("webhook.batch", flag: "webhook-batch", .integer, default: "1",
-              help: "Webhook: notifications per POST; 1 posts one JSON object, more post JSON arrays (one device's, in order)."),
+              help: "Webhook: notifications per POST; 1 posts one JSON object, more post JSON arrays (of one or more devices, each device's in order)."),
         .init("webhook.secretFile", flag: "webhook-secret-file", .string, default: nil,
               help: "Webhook: file holding the HMAC-SHA256 secret; every POST is then signed in the signature header."),
         .init("webhook.signatureHeader", flag: "webhook-signature-header", .string, default: "X-GeoTrigger-Signature",
