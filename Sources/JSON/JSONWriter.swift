@@ -2,36 +2,44 @@
 /// (member order as written, integral numbers without ".0") and golden files compare as text.
 public struct JSONWriter {
     public var bytes: [UInt8]
-    private var needsComma: [Bool] = []
+    /// Per open object or array, whether the next value needs a comma: one bit per level (innermost lowest), so
+    /// writing allocates nothing but `bytes`; levels past 64 (hand-written userInfo, say) spill into `deep`.
+    private var commas: UInt64 = 0
+    private var depth = 0
+    private var deep: [Bool] = []
 
     public init(capacity: Int = 512) {
         bytes = []
         bytes.reserveCapacity(capacity)
     }
 
-    public mutating func beginObject() { separate(); bytes.append(UInt8(ascii: "{")); needsComma.append(false) }
-    public mutating func endObject() { bytes.append(UInt8(ascii: "}")); needsComma.removeLast() }
-    public mutating func beginArray() { separate(); bytes.append(UInt8(ascii: "[")); needsComma.append(false) }
-    public mutating func endArray() { bytes.append(UInt8(ascii: "]")); needsComma.removeLast() }
+    public mutating func beginObject() { separate(); bytes.append(UInt8(ascii: "{")); push() }
+    public mutating func endObject() { bytes.append(UInt8(ascii: "}")); pop() }
+    public mutating func beginArray() { separate(); bytes.append(UInt8(ascii: "[")); push() }
+    public mutating func endArray() { bytes.append(UInt8(ascii: "]")); pop() }
 
     public mutating func key(_ k: String) {
         separate()
         appendQuoted(k)
         bytes.append(UInt8(ascii: ":"))
-        if !needsComma.isEmpty { needsComma[needsComma.count - 1] = false }
+        // The value after a key takes no comma; the member after it does (set by the value's `separate`).
+        if depth > 0 { setComma(false) }
     }
 
     public mutating func string(_ s: String) { separate(); appendQuoted(s) }
-    public mutating func bool(_ v: Bool) { separate(); bytes.append(contentsOf: v ? Array("true".utf8) : Array("false".utf8)) }
-    public mutating func null() { separate(); bytes.append(contentsOf: [110, 117, 108, 108]) }
-    public mutating func number(_ v: Int) { separate(); bytes.append(contentsOf: Array(String(v).utf8)) }
+    public mutating func bool(_ v: Bool) {
+        separate()
+        if v { append4(0x74, 0x72, 0x75, 0x65) } else { append4(0x66, 0x61, 0x6C, 0x73); bytes.append(0x65) }
+    }
+    public mutating func null() { separate(); append4(0x6E, 0x75, 0x6C, 0x6C) }
+    public mutating func number(_ v: Int) { separate(); appendDecimal(Int64(v)) }
     public mutating func number(_ v: Double) {
         separate()
-        guard v.isFinite else { bytes.append(contentsOf: [110, 117, 108, 108]); return }
+        guard v.isFinite else { append4(0x6E, 0x75, 0x6C, 0x6C); return }
         if v == v.rounded(), abs(v) < 9_007_199_254_740_992 {
-            bytes.append(contentsOf: Array(String(Int64(v)).utf8))
+            appendDecimal(Int64(v))
         } else {
-            bytes.append(contentsOf: Array(v.description.utf8))
+            bytes.append(contentsOf: v.description.utf8)
         }
     }
     /// A value whose text the caller appends itself (e.g. a timestamp in RFC 3339 form): the separator first.
@@ -63,28 +71,102 @@ public struct JSONWriter {
     public mutating func field(_ k: String, _ v: Int) { key(k); number(v) }
     public mutating func field(_ k: String, _ v: Bool) { key(k); bool(v) }
 
-    private mutating func separate() {
-        guard !needsComma.isEmpty else { return }
-        if needsComma[needsComma.count - 1] { bytes.append(UInt8(ascii: ",")) }
-        needsComma[needsComma.count - 1] = true
+    // MARK: Levels
+
+    private mutating func push() {
+        if depth >= 64 { deep.append(commas >> 63 != 0) }
+        commas <<= 1
+        depth += 1
+    }
+
+    private mutating func pop() {
+        depth -= 1
+        commas >>= 1
+        if depth >= 64 { commas |= (deep.removeLast() ? 1 : 0) << 63 }
+    }
+
+    @inline(__always) private mutating func setComma(_ on: Bool) {
+        if on { commas |= 1 } else { commas &= ~1 }
+    }
+
+    @inline(__always) private mutating func separate() {
+        guard depth > 0 else { return }
+        if commas & 1 != 0 { bytes.append(UInt8(ascii: ",")) } else { commas |= 1 }
+    }
+
+    // MARK: Text
+
+    @inline(__always) private mutating func append4(_ a: UInt8, _ b: UInt8, _ c: UInt8, _ d: UInt8) {
+        bytes.append(a); bytes.append(b); bytes.append(c); bytes.append(d)
+    }
+
+    /// Decimal digits of `v`, without a String in between.
+    private mutating func appendDecimal(_ v: Int64) {
+        if v < 0 { bytes.append(UInt8(ascii: "-")) }
+        var m = v.magnitude
+        guard m >= 10 else { bytes.append(UInt8(truncatingIfNeeded: m) + 48); return }
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var n = 20
+            while m > 0 {
+                n -= 1
+                digits[n] = UInt8(truncatingIfNeeded: m % 10) + 48
+                m /= 10
+            }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: digits[n...]))
+        }
     }
 
     private mutating func appendQuoted(_ s: String) {
         bytes.append(UInt8(ascii: "\""))
-        for c in s.utf8 {
+        var s = s
+        s.withUTF8 { appendEscaped($0) }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// Runs that need no escaping (the usual case: ASCII names and text) are found eight bytes at a time and
+    /// copied whole; only `"`, `\` and control characters are escaped. Bytes ≥ 0x80 (UTF-8) pass through.
+    private mutating func appendEscaped(_ utf8: UnsafeBufferPointer<UInt8>) {
+        guard let base = utf8.baseAddress else { return }
+        let count = utf8.count
+        var runStart = 0, i = 0
+        while i < count {
+            // Eight bytes at a time: any byte < 0x20, == 0x22 or == 0x5C stops the fast scan.
+            while i + 8 <= count {
+                let word = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
+                if Self.needsEscape(word) { break }
+                i += 8
+            }
+            guard i < count else { break }
+            let c = base[i]
+            guard c < 0x20 || c == 0x22 || c == 0x5C else { i += 1; continue }
+            bytes.append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: i - runStart))
             switch c {
             case 0x22: bytes.append(0x5C); bytes.append(0x22)
             case 0x5C: bytes.append(0x5C); bytes.append(0x5C)
             case 0x0A: bytes.append(0x5C); bytes.append(UInt8(ascii: "n"))
             case 0x0D: bytes.append(0x5C); bytes.append(UInt8(ascii: "r"))
             case 0x09: bytes.append(0x5C); bytes.append(UInt8(ascii: "t"))
-            case 0..<0x20:
-                let hex: [UInt8] = Array("0123456789abcdef".utf8)
-                bytes.append(contentsOf: [0x5C, UInt8(ascii: "u"), 48, 48, hex[Int(c >> 4)], hex[Int(c & 15)]])
-            default: bytes.append(c)
+            default:
+                let hex: StaticString = "0123456789abcdef"
+                let h = hex.utf8Start
+                bytes.append(0x5C); bytes.append(UInt8(ascii: "u")); bytes.append(48); bytes.append(48)
+                bytes.append(h[Int(c >> 4)]); bytes.append(h[Int(c & 15)])
             }
+            i += 1
+            runStart = i
         }
-        bytes.append(UInt8(ascii: "\""))
+        bytes.append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: count - runStart))
+    }
+
+    /// Whether any of the eight bytes is < 0x20, `"` or `\` (SWAR: a zero byte after XOR marks a match).
+    @inline(__always) static func needsEscape(_ w: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        // Bytes < 0x20: subtracting 0x20 borrows into the high bit, for bytes that had it clear.
+        let control = (w &- ones &* 0x20) & ~w & highs
+        let q = w ^ (ones &* 0x22), b = w ^ (ones &* 0x5C)
+        let quote = (q &- ones) & ~q & highs
+        let backslash = (b &- ones) & ~b & highs
+        return (control | quote | backslash) != 0
     }
 }
 

@@ -1,0 +1,86 @@
+import Foundation
+import JSON
+import TestSupport
+import Testing
+
+/// The writer's fast paths (eight-byte scans for escapes, digits without a String, comma bits instead of an array)
+/// against the plain rules they replace: the same bytes for every input.
+@Suite struct JSONWriterTests {
+    /// The byte-at-a-time escaping the writer used before its fast path: the reference.
+    static func quoted(_ s: String) -> [UInt8] {
+        var out: [UInt8] = [0x22]
+        let hex = Array("0123456789abcdef".utf8)
+        for c in s.utf8 {
+            switch c {
+            case 0x22: out += [0x5C, 0x22]
+            case 0x5C: out += [0x5C, 0x5C]
+            case 0x0A: out += [0x5C, UInt8(ascii: "n")]
+            case 0x0D: out += [0x5C, UInt8(ascii: "r")]
+            case 0x09: out += [0x5C, UInt8(ascii: "t")]
+            case 0..<0x20: out += [0x5C, UInt8(ascii: "u"), 48, 48, hex[Int(c >> 4)], hex[Int(c & 15)]]
+            default: out.append(c)
+            }
+        }
+        return out + [0x22]
+    }
+
+    @Test(arguments: 0..<20)
+    func stringsAreEscapedAsByteByByteAtEveryLengthAndPlace(seed: Int) throws {
+        var rng = SplitMix(seed: UInt64(seed))
+        // Mostly plain ASCII, with escapes, control characters and multi-byte characters sprinkled in.
+        let alphabet: [Character] = Array("abcXYZ09 -_/:.") + ["\"", "\\", "\n", "\r", "\t", "\u{01}", "\u{1F}", "\u{7F}", "é", "€", "😀", "\u{0}"]
+        for _ in 0..<200 {
+            let n = Int.random(in: 0...70, using: &rng)
+            let plainRun = Bool.random(using: &rng)
+            let s = String((0..<n).map { _ in
+                plainRun && Int.random(in: 0..<20, using: &rng) != 0 ? "a" : alphabet.randomElement(using: &rng)!
+            })
+            var w = JSONWriter()
+            w.string(s)
+            #expect(w.bytes == Self.quoted(s), "\(s.debugDescription)")
+            // And it reads back as the same string.
+            #expect(try JSONParser.parse(String(decoding: w.bytes, as: UTF8.self)) == .string(s))
+        }
+    }
+
+    @Test func numbersAreWrittenAsBefore() {
+        let ints = [0, 7, -7, 10, -10, 99, 100, 123_456_789, Int.max, Int.min, Int(Int32.min)]
+        for v in ints {
+            var w = JSONWriter()
+            w.number(v)
+            #expect(String(decoding: w.bytes, as: UTF8.self) == String(v))
+        }
+        let doubles: [(Double, String)] = [
+            (0, "0"), (-0.0, "0"), (1, "1"), (-42, "-42"), (52.5219, "52.5219"), (1e300, "1e+300"), (0.1, "0.1"),
+            (9_007_199_254_740_991, "9007199254740991"), (9_007_199_254_740_992, "9007199254740992.0"),
+            (.nan, "null"), (.infinity, "null"),
+        ]
+        for (v, text) in doubles {
+            var w = JSONWriter()
+            w.number(v)
+            #expect(String(decoding: w.bytes, as: UTF8.self) == text, "\(v)")
+        }
+    }
+
+    @Test func commasAreRightAtEveryDepthPast64() {
+        // 100 nested arrays, each holding a number, the inner array and an object with two members.
+        var w = JSONWriter()
+        var expected = ""
+        for d in 0..<100 {
+            w.beginArray()
+            w.number(d)
+            expected += "[\(d),"
+        }
+        for d in (0..<100).reversed() {
+            w.beginObject()
+            w.field("a", d)
+            w.field("b", true)
+            w.endObject()
+            w.endArray()
+            expected += "{\"a\":\(d),\"b\":true}]"
+        }
+        // The innermost array holds its number and then the object; each outer array the inner array and an object.
+        let text = String(decoding: w.bytes, as: UTF8.self)
+        #expect(text == expected.replacingOccurrences(of: "]{", with: "],{"))
+    }
+}
