@@ -8,9 +8,10 @@
 #   5. delivery: the outbox drained to a local webhook and to a local mosquitto (notifications/s) and its added
 #      latency at 500/s (p50/p99); mosquitto also at 1000/s;
 #   6. scale-out: 1, 2 and 3 `serve --journal nats://…` instances over a 3-node JetStream cluster started here
-#      (Tools/bench/cluster_ingest.py; needs nats-py from PyPI), then one instance with one partition.
+#      (Tools/bench/cluster_ingest.py; needs nats-py from PyPI), then one instance with one partition;
+#   7. micro: the hot functions one by one with allocation counts (Tools/micro-bench.sh, ordo-one/benchmark).
 # Installs shapely/numpy from PyPI. Results go to stdout and out/benchmarks/. Options: QUICK=1 for smaller sizes;
-# SECTIONS="engine replay btsnoop http delivery cluster" (the default) to run only some.
+# SECTIONS="engine replay btsnoop http delivery cluster micro" (the default) to run only some.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 Tools/setup.sh --bench
@@ -27,7 +28,7 @@ results=out/benchmarks/results-$stamp.tsv
 sparse_fixes=2000000; dense_fixes=200000; trace_fixes=10000000; reports=1000000; counts="10000 100000"
 if [ "${QUICK:-0}" = 1 ]; then sparse_fixes=400000; dense_fixes=50000; trace_fixes=1000000; reports=100000; counts="10000"; fi
 
-sections=" ${SECTIONS:-engine replay btsnoop http delivery cluster} "
+sections=" ${SECTIONS:-engine replay btsnoop http delivery cluster micro} "
 
 if [[ $sections == *" engine "* ]]; then
 echo "# engine vs shapely ($(nproc) cores, $(uname -r), $(swift --version 2>&1 | head -1))" | tee "$results"
@@ -92,5 +93,10 @@ echo "# scale-out over a 3-node JetStream cluster (BENCHMARKS.md §7)" | tee -a 
 python3 -c "import nats" 2>/dev/null || pip install -q nats-py
 python3 Tools/bench/cluster_ingest.py "$bin/geotrigger" | tee -a "$results"
 python3 Tools/bench/cluster_ingest.py "$bin/geotrigger" --instances 1 --partitions 1 | tail -1 | tee -a "$results"
+fi
+
+if [[ $sections == *" micro "* ]]; then
+echo "# micro-benchmarks: the hot functions one by one (Tools/micro-bench.sh)" | tee -a "$results"
+Tools/micro-bench.sh | tee -a "$results"
 fi
 echo "results: $results" >&2
