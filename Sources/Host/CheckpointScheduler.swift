@@ -1,18 +1,21 @@
 import Logging
 import ServiceLifecycle
 
-/// Takes checkpoints in the background: every `interval`, or sooner once `recordLimit` journal records piled up
-/// since the last (a restart replays at most about that many). Nothing when nothing changed.
+/// Takes checkpoints in the background: every `interval`, or sooner once `recordLimit` journal records or
+/// `inputLimit` fixes and sightings piled up since the last. A restart replays what came after the newest
+/// checkpoint, so `inputLimit` bounds the restart time under any load. Nothing when nothing changed.
 public struct CheckpointScheduler: Service {
     let host: EngineHost
     let interval: Duration
     let recordLimit: UInt64
+    let inputLimit: UInt64
     let logger: Logger
 
-    public init(host: EngineHost, interval: Duration, recordLimit: UInt64, logger: Logger) {
+    public init(host: EngineHost, interval: Duration, recordLimit: UInt64, inputLimit: UInt64 = .max, logger: Logger) {
         self.host = host
         self.interval = interval
         self.recordLimit = recordLimit
+        self.inputLimit = inputLimit
         self.logger = logger
     }
 
@@ -22,9 +25,9 @@ public struct CheckpointScheduler: Service {
         if host.restored.fromLegacyTables { await take() }
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             do { try await cancelWhenGracefulShutdown { try await Task.sleep(for: min(.milliseconds(500), interval)) } } catch { return }
-            let pending = await host.changesSinceCheckpoint
+            let (pending, inputs) = await (host.changesSinceCheckpoint, host.inputsSinceCheckpoint)
             guard pending > 0 else { continue }
-            if pending >= recordLimit || ContinuousClock.now - last >= interval {
+            if pending >= recordLimit || inputs >= inputLimit || ContinuousClock.now - last >= interval {
                 await take()
                 last = ContinuousClock.now
             }

@@ -13,6 +13,8 @@ public struct RestoreReport: Sendable, Hashable {
     public var devices = 0
     /// Journal records applied after the checkpoint.
     public var replayed = 0
+    /// Fixes and sightings in those records.
+    public var replayedInputs = 0
     /// Notifications read again from the journal for sinks that had not settled them.
     public var refed = 0
     /// Replayed records whose notifications differ from the ones journaled (must stay 0: the engine is
@@ -102,6 +104,7 @@ extension EngineHost {
             if position >= start {
                 let outcome = state.apply(r.input)
                 report.replayed += 1
+                report.replayedInputs += r.input.itemCount
                 if outcome.fired.map(\.deliveryId) != r.notifications.map(\.deliveryId) {
                     report.divergent += 1
                     if report.divergent <= 5 {

@@ -40,6 +40,8 @@ public actor EngineHost {
     var checkpointRunning = false
     /// Records since the newest checkpoint that changed more than the clock.
     var changesSinceCheckpointCount: UInt64 = 0
+    /// Fixes and sightings journaled since the newest checkpoint: what a restart would replay.
+    var inputsSinceCheckpointCount: UInt64 = 0
     /// Notifications journaled but not yet durable at which fixes and sightings are refused (503).
     public nonisolated let feedBacklogLimit: Int
 
@@ -73,6 +75,7 @@ public actor EngineHost {
         self.checkpointPositions = restore.checkpoints
         // What the restart replayed is not in a checkpoint yet: the next one is due with the first change.
         self.changesSinceCheckpointCount = UInt64(restore.report.replayed)
+        self.inputsSinceCheckpointCount = UInt64(restore.report.replayedInputs)
         let statistics = restore.state.engine.statistics
         countedTransitions = (statistics.entries, statistics.exits)
         metrics.restart.record(restore.report.seconds)
@@ -195,6 +198,7 @@ public actor EngineHost {
             throw .unavailable("the change could not be stored: \(error)")
         }
         if case .clock = input, notifications.isEmpty {} else { changesSinceCheckpointCount += 1 }
+        inputsSinceCheckpointCount += UInt64(input.itemCount)
         metrics.journalRecords.increment()
         metrics.journalBytes.increment(by: record.payload.count)
         updateListing(outcome)

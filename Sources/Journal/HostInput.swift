@@ -16,3 +16,14 @@ public enum HostInput: Sendable, Hashable {
     /// A scanner listening as this observer heard nothing up to `at`.
     case observerListening(device: String, at: Timestamp)
 }
+
+extension HostInput {
+    /// Fixes or sightings carried (0 for the other changes): the evaluation work a replay of it costs.
+    public var itemCount: Int {
+        switch self {
+        case .fixes(let fixes): fixes.count
+        case .sightings(let sightings): sightings.count
+        default: 0
+        }
+    }
+}

@@ -56,7 +56,8 @@ public struct GeoTriggerServer: Sendable {
         self.host = try EngineHost(store: store, log: log, configuration: configuration.engineConfiguration,
                                    sinks: sinks.map(\.sink.name), recover: configuration.recover, logger: logger)
         self.checkpoints = CheckpointScheduler(host: host, interval: .milliseconds(Int64(configuration.checkpointInterval * 1000)),
-                                               recordLimit: UInt64(configuration.checkpointRecords), logger: logger)
+                                               recordLimit: UInt64(configuration.checkpointRecords),
+                                               inputLimit: UInt64(configuration.checkpointInputs), logger: logger)
         self.dispatcher = OutboxDispatcher(store: store, outbox: host.outbox, sinks: sinks, signal: host.outboxSignal,
                                            configuration: configuration.delivery, logger: logger)
         self.ticker = configuration.clock == .wall ? ClockTicker(host: host, logger: logger) : nil

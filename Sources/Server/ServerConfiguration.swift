@@ -34,6 +34,8 @@ public struct ServerConfiguration: Sendable {
     /// Seconds between checkpoints (while input arrives), and journal records after which one is taken sooner.
     public var checkpointInterval: Double = 60
     public var checkpointRecords = 100_000
+    /// Fixes and sightings journaled after which a checkpoint is taken: bounds what a restart replays.
+    public var checkpointInputs = 3_000_000
     /// Size at which a journal segment file is closed and the next begun.
     public var journalSegmentBytes = 64 << 20
     /// Start despite damage inside the journal or the newest checkpoint: keep what precedes it and say loudly

@@ -18,7 +18,9 @@ struct RestartBench: AsyncParsableCommand {
 
     @Option(help: "Devices.") var devices = 1_000_000
     @Option(help: "Circles (sparse: ~2 % of points in a region).") var regions = 100_000
-    @Option(help: "Fixes journaled after the checkpoint (the journal a restart replays).") var after = 1_000_000
+    @Option(help: "Fixes journaled after the checkpoint (the journal a restart replays, unless --checkpoint-inputs).") var after = 1_000_000
+    @Option(help: "While those are journaled, run serve's checkpoint scheduler with this input bound (serve's --checkpoint-inputs): the restart then replays only what came after the newest checkpoint it took.")
+    var checkpointInputs: Int?
     @Option(help: "Fixes per journal record (an HTTP batch).") var batch = 2_000
     @Option(help: "Keep the state here instead of a temporary folder.") var directory: String?
     @Option(help: "Only restore from this folder (used by the measuring run, in a fresh process).") var restore: String?
@@ -82,8 +84,16 @@ struct RestartBench: AsyncParsableCommand {
         _ = try await host.checkpoint()
         let checkpointSeconds = (clock.now - started) / .seconds(1)
         started = clock.now
+        // As serve runs it: in the background, every 60 s or after the input bound, while input goes on.
+        let scheduler = checkpointInputs.map {
+            CheckpointScheduler(host: host, interval: .seconds(60), recordLimit: .max, inputLimit: UInt64($0), logger: logger)
+        }
+        let scheduling = scheduler.map { s in Task { try await s.run() } }
         try await feed(devices..<total)
+        scheduling?.cancel()
+        _ = await scheduling?.result
         let afterSeconds = (clock.now - started) / .seconds(1)
+        let pendingInputs = await host.inputsSinceCheckpoint
         log.close()
         let bytes = { (sub: String) -> Int in
             ((try? FileManager.default.contentsOfDirectory(atPath: folder + "/g.journal")) ?? []).filter { $0.hasSuffix(sub) }
@@ -92,7 +102,8 @@ struct RestartBench: AsyncParsableCommand {
         print("# \(regions) circles (sparse), \(devices) devices: state built in \(String(format: "%.1f", built)) s "
               + "(\(String(format: "%.0f", Double(devices) / built)) fixes/s through the host), checkpoint in "
               + "\(String(format: "%.2f", checkpointSeconds)) s; \(after) fixes journaled after it in \(String(format: "%.1f", afterSeconds)) s "
-              + "(\(String(format: "%.0f", Double(after) / afterSeconds)) fixes/s); journal \(bytes(".journal") >> 20) MiB, "
+              + "(\(String(format: "%.0f", Double(after) / afterSeconds)) fixes/s"
+              + (checkpointInputs == nil ? "" : ", checkpoints every \(checkpointInputs!) inputs; \(pendingInputs) after the newest") + "); journal \(bytes(".journal") >> 20) MiB, "
               + "checkpoints \(bytes(".checkpoint") >> 20) MiB; RSS of the building process \(ProcessMemory.residentBytes() >> 20) MiB")
         let me = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
         for round in 1...2 {

@@ -55,6 +55,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ServeCommand.help("journal.segmentBytes")) var journalSegmentBytes: Int?
     @Option(help: ServeCommand.help("checkpoint.interval")) var checkpointInterval: Double?
     @Option(help: ServeCommand.help("checkpoint.records")) var checkpointRecords: Int?
+    @Option(help: ServeCommand.help("checkpoint.inputs")) var checkpointInputs: Int?
     @Option(help: ServeCommand.help("cluster.instance")) var instance: String?
     @Option(help: ServeCommand.help("cluster.partitions")) var partitions: Int?
     @Option(help: ServeCommand.help("cluster.replicas")) var replicas: Int?
@@ -129,6 +130,7 @@ struct ServeCommand: AsyncParsableCommand {
         put("journal.segmentBytes", journalSegmentBytes)
         put("checkpoint.interval", checkpointInterval)
         put("checkpoint.records", checkpointRecords)
+        put("checkpoint.inputs", checkpointInputs)
         put("cluster.instance", instance)
         put("cluster.partitions", partitions)
         put("cluster.replicas", replicas)

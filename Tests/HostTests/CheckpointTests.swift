@@ -27,6 +27,44 @@ import TriggerEngine
         return held.count
     }
 
+    /// `--checkpoint-inputs`: the scheduler checkpoints once that many fixes piled up, long before its interval,
+    /// so a restart replays at most about that many; a restart counts what it replayed towards the next one.
+    @Test func theInputBoundTriggersCheckpointsAndBoundsWhatARestartReplays() async throws {
+        let f = try HostFixture("input-bound")
+        let log = try FileHostLog(directory: f.journalPath, logger: f.logger)
+        let host = try EngineHost(store: try f.store(), log: log, configuration: HostFixture.eventClock, sinks: HostFixture.sinks, logger: f.logger)
+        _ = try await host.add(try JSONParser.parse(HostFixture.request("alex")))
+        let scheduler = CheckpointScheduler(host: host, interval: .seconds(3600), recordLimit: .max, inputLimit: 100, logger: f.logger)
+        let running = Task { try await scheduler.run() }
+        // 12 batches of 20 fixes (240 inputs): the bound of 100 is passed twice or more, the hour never.
+        for b in 0..<12 {
+            try await Self.feed(host, devices: (b * 10)..<(b * 10 + 10), second: b * 100)
+            if b % 4 == 3 {
+                // The scheduler looks every half second: wait until it has taken what is due.
+                let deadline = ContinuousClock.now + .seconds(10)
+                while await host.inputsSinceCheckpoint >= 100, ContinuousClock.now < deadline {
+                    try await Task.sleep(for: .milliseconds(50))
+                }
+            }
+        }
+        running.cancel()
+        _ = await running.result
+        let pending = await host.inputsSinceCheckpoint
+        #expect(pending < 100)
+        _ = await Self.settleAll(host)
+        log.close()
+
+        let reopened = try FileHostLog(directory: f.journalPath, logger: f.logger)
+        let restarted = try EngineHost(store: try f.store(), log: reopened, configuration: HostFixture.eventClock, sinks: HostFixture.sinks, logger: f.logger)
+        let checkpoint = try #require(restarted.restored.checkpoint)
+        #expect(checkpoint > 1, "the checkpoint covers fixes, not only the request")
+        #expect(restarted.restored.replayedInputs == Int(pending))
+        #expect(restarted.restored.replayed * 20 == Int(pending))
+        #expect(await restarted.inputsSinceCheckpoint == pending)
+        #expect(restarted.restored.devices == 120)
+        reopened.close()
+    }
+
     @Test func restartReplaysOnlyWhatFollowsTheNewestCheckpointAndCoveredSegmentsGo() async throws {
         let f = try HostFixture("checkpoint")
         let log = try FileHostLog(directory: f.journalPath, segmentBytes: 4096, logger: f.logger)
