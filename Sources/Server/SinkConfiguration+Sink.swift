@@ -6,7 +6,7 @@ extension SinkConfiguration {
     func makeSink(_ delivery: DeliveryConfiguration) throws(DeliveryFailure) -> ConfiguredSink {
         switch self {
         case .ndjson(let path):
-            ConfiguredSink(sink: try NDJSONSink(path: path, name: name, options: delivery.ndjson), concurrency: 1, batchSize: 4096)
+            ConfiguredSink(sink: try NDJSONSink(path: path, name: name, options: delivery.ndjson), concurrency: 1, batchSize: 256)
         case .webhook(let url):
             ConfiguredSink(sink: WebhookSink(url: url, name: name, options: delivery.webhook),
                            concurrency: delivery.webhook.concurrency, batchSize: delivery.webhook.batch)
