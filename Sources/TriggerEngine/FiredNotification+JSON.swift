@@ -4,49 +4,49 @@ extension FiredNotification {
     /// One compact JSON object in the SPEC §4 member order (no trailing newline).
     public func writeJSON(to w: inout JSONWriter) {
         w.beginObject()
-        w.field("identifier", identifier)
-        w.field("deliveryId", deliveryId)
-        w.key("content")
+        w.field(literal: "identifier", identifier)
+        w.field(literal: "deliveryId", deliveryId)
+        w.key(literal: "content")
         w.beginObject()
-        w.field("title", content.title)
-        w.field("subtitle", content.subtitle)
-        w.field("body", content.body)
-        if let badge = content.badge { w.field("badge", badge) }
-        if let sound = content.sound { w.field("sound", sound) }
-        w.field("categoryIdentifier", content.categoryIdentifier)
-        w.field("threadIdentifier", content.threadIdentifier ?? regionID)
-        w.field("summaryArgument", content.summaryArgument ?? device)
-        w.key("userInfo")
+        w.field(literal: "title", content.title)
+        w.field(literal: "subtitle", content.subtitle)
+        w.field(literal: "body", content.body)
+        if let badge = content.badge { w.field(literal: "badge", badge) }
+        if let sound = content.sound { w.field(literal: "sound", sound) }
+        w.field(literal: "categoryIdentifier", content.categoryIdentifier)
+        w.field(literal: "threadIdentifier", content.threadIdentifier ?? regionID)
+        w.field(literal: "summaryArgument", content.summaryArgument ?? device)
+        w.key(literal: "userInfo")
         w.value(content.userInfo)
         w.endObject()
-        w.key("trigger")
+        w.key(literal: "trigger")
         w.beginObject()
-        w.field("type", "location")
-        w.field("event", event.rawValue)
-        w.field("repeats", repeats)
-        w.key("region")
+        w.field(literal: "type", "location")
+        w.field(literal: "event", event.rawValue)
+        w.field(literal: "repeats", repeats)
+        w.key(literal: "region")
         w.beginObject()
-        w.field("type", regionType)
-        w.field("id", regionID)
-        if let regionName { w.field("name", regionName) }
+        w.field(literal: "type", regionType)
+        w.field(literal: "id", regionID)
+        if let regionName { w.field(literal: "name", regionName) }
         w.endObject()
         w.endObject()
-        w.field("device", device)
+        w.field(literal: "device", device)
         if let fix {
-            w.key("fix")
+            w.key(literal: "fix")
             w.beginObject()
-            w.key("timestamp")
+            w.key(literal: "timestamp")
             w.timestamp(fix.timestamp)
-            w.field("latitude", fix.latitude)
-            w.field("longitude", fix.longitude)
-            if let a = fix.horizontalAccuracy { w.field("horizontalAccuracy", a) }
+            w.field(literal: "latitude", fix.latitude)
+            w.field(literal: "longitude", fix.longitude)
+            if let a = fix.horizontalAccuracy { w.field(literal: "horizontalAccuracy", a) }
             w.endObject()
         }
         if let beacon {
-            w.key("beacon")
+            w.key(literal: "beacon")
             beacon.writeJSON(to: &w)
         }
-        w.key("firedAt")
+        w.key(literal: "firedAt")
         w.timestamp(firedAt)
         w.endObject()
     }
@@ -61,13 +61,13 @@ extension FiredNotification {
 extension BeaconSnapshot {
     func writeJSON(to w: inout JSONWriter) {
         w.beginObject()
-        w.key("timestamp")
+        w.key(literal: "timestamp")
         w.timestamp(timestamp)
         identity.writeFields(to: &w)
-        if let rssi { w.field("rssi", rssi) }
-        w.field("proximity", proximity.rawValue)
-        if let distance { w.field("distance", (distance * 100).rounded() / 100) }
-        if let address { w.field("address", address) }
+        if let rssi { w.field(literal: "rssi", rssi) }
+        w.field(literal: "proximity", proximity.rawValue)
+        if let distance { w.field(literal: "distance", (distance * 100).rounded() / 100) }
+        if let address { w.field(literal: "address", address) }
         w.endObject()
     }
 }
@@ -75,14 +75,14 @@ extension BeaconSnapshot {
 extension BeaconIdentity {
     /// The identity's members (`type`, then uuid/major/minor, id1–id3 or namespace/instance).
     public func writeFields(to w: inout JSONWriter) {
-        w.field("type", kindName)
+        w.field(literal: "type", kindName)
         switch self {
         case let .iBeacon(uuid, major, minor):
-            w.field("uuid", uuid.description); w.field("major", Int(major)); w.field("minor", Int(minor))
+            w.field(literal: "uuid", uuid.description); w.field(literal: "major", Int(major)); w.field(literal: "minor", Int(minor))
         case let .altBeacon(id1, id2, id3):
-            w.field("id1", id1.description); w.field("id2", Int(id2)); w.field("id3", Int(id3))
+            w.field(literal: "id1", id1.description); w.field(literal: "id2", Int(id2)); w.field(literal: "id3", Int(id3))
         case let .eddystoneUID(namespace, instance):
-            w.field("namespace", namespace.description); w.field("instance", instance.description)
+            w.field(literal: "namespace", namespace.description); w.field(literal: "instance", instance.description)
         }
     }
 }

@@ -62,6 +62,16 @@ import Testing
         }
     }
 
+    @Test func literalNamesWriteWhatStringNamesWrite() {
+        var a = JSONWriter(), b = JSONWriter()
+        a.beginObject(); a.field("id", "x"); a.key("inner"); a.beginObject(); a.field("n", 1.5); a.field("ok", true); a.endObject()
+        a.field("k", 7); a.endObject()
+        b.beginObject(); b.field(literal: "id", "x"); b.key(literal: "inner"); b.beginObject(); b.field(literal: "n", 1.5)
+        b.field(literal: "ok", true); b.endObject(); b.field(literal: "k", 7); b.endObject()
+        #expect(a.bytes == b.bytes)
+        #expect(String(decoding: b.bytes, as: UTF8.self) == #"{"id":"x","inner":{"n":1.5,"ok":true},"k":7}"#)
+    }
+
     @Test func commasAreRightAtEveryDepthPast64() {
         // 100 nested arrays, each holding a number, the inner array and an object with two members.
         var w = JSONWriter()
