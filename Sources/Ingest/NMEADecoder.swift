@@ -103,6 +103,8 @@ public struct NMEADecoder: TraceDecoding, Sendable {
         }
         let type = (s[3], s[4], s[5])
         var fields: [UnsafeRawBufferPointer] = []
+        // Sized once: grown by appends it was reallocated five times per sentence.
+        fields.reserveCapacity(body[6...].count { $0 == UInt8(ascii: ",") } + 1)
         var start = 6  // after "ttSSS," in body coordinates (body starts at s[1])
         for k in 6..<body.count where body[k] == UInt8(ascii: ",") {
             fields.append(UnsafeRawBufferPointer(rebasing: body[start..<k]))
