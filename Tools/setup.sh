@@ -10,7 +10,7 @@
 # scale-out benchmark start their own 3-node JetStream cluster on loopback.
 set -euo pipefail
 
-packages=(pkg-config libgeos-dev libbluetooth-dev libsqlite3-dev libmosquitto-dev libnats-dev libsystemd-dev)
+packages=(pkg-config libgeos-dev libbluetooth-dev libsqlite3-dev libmosquitto-dev libnats-dev librdkafka-dev libsystemd-dev)
 case "${1:-}" in
     --tests) packages+=(chromium openssl python3-venv mosquitto mosquitto-clients gpsd python3-gps nats-server) ;;
     --bench) packages+=(mosquitto postgresql-15-postgis-3 python3-psycopg2 nats-server) ;;
