@@ -165,9 +165,7 @@ final class PartitionWorker: @unchecked Sendable {
         if onceBucket == nil {
             onceBucket = try KeyValueBucket(connection: connection, name: names.onceBucket, replicas: configuration.replicas)
         }
-        let tail = n.deliveryId.split(separator: "/").last ?? ""
-        let key = "r." + n.identifier.utf8.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined()
-            + "." + tail.prefix { $0.isNumber }
+        let key = n.onceKey
         let id = Array(n.deliveryId.utf8)
         switch Result(catching: { () throws(NATSError) in try onceBucket!.create(key, value: id) }) {
         case .success: return true
