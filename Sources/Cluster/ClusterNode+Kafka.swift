@@ -15,8 +15,9 @@ extension ClusterNode {
             do {
                 try names.ensureTopics(on: producer, partitions: configuration.partitions, replicationFactor: configuration.replicas)
                 break
-            } catch let e as ClusterError {
-                throw e
+            } catch ClusterError.invalid(let reason) {
+                // Topics made for another --partitions: waiting does not help.
+                throw ClusterError.invalid(reason)
             } catch {
                 guard ContinuousClock.now < deadline else { throw error }
                 logger.warning("Kafka topics not ready; trying again", metadata: ["error": "\(error)"])

@@ -30,6 +30,7 @@ struct KafkaInputLog: InputLog {
         }
     }
 
-    // librdkafka reconnects by itself and reports failures per message: a broken cluster shows as refused appends.
-    var failureReason: String? { nil }
+    var failureReason: String? {
+        producer.brokersReachable ? nil : "no Kafka broker reachable (\(producer.brokers))"
+    }
 }

@@ -11,11 +11,13 @@ import Synchronization
 /// destroys both once, when it goes. Calls block their thread: callers run them off Swift's cooperative pool.
 public final class KafkaProducer: @unchecked Sendable {
     let handle: OpaquePointer
+    public let brokers: String
     private let failures: ProducerFailures
     private let poller: Poller
 
     /// - Parameter settings: more librdkafka properties (they override the defaults here).
     public init(brokers: String, clientId: String, settings: KafkaSettings = KafkaSettings()) throws(KafkaError) {
+        self.brokers = brokers
         var all = KafkaSettings([
             ("bootstrap.servers", brokers), ("client.id", clientId),
             ("enable.idempotence", "true"), ("acks", "all"),
@@ -29,6 +31,7 @@ public final class KafkaProducer: @unchecked Sendable {
         failures = ProducerFailures()
         rd_kafka_conf_set_opaque(conf, Unmanaged.passUnretained(failures).toOpaque())
         rd_kafka_conf_set_dr_msg_cb(conf, deliveryReport)
+        rd_kafka_conf_set_error_cb(conf, clientError)
         handle = try KafkaSettings.makeHandle(RD_KAFKA_PRODUCER, conf, what: "producer for \(brokers)")
         poller = Poller(handle: handle, name: "kafka producer \(clientId)")
     }
@@ -55,6 +58,15 @@ public final class KafkaProducer: @unchecked Sendable {
             }
         }
         return try batch.wait(until: Date().addingTimeInterval(timeout.seconds)).get()
+    }
+
+    /// False once librdkafka reported every broker down, until a metadata request answers again (asked only then,
+    /// so a readiness probe costs nothing while all is well).
+    public var brokersReachable: Bool {
+        guard failures.allBrokersDown.load(ordering: .acquiring) else { return true }
+        guard (try? KafkaHandle.partitionCounts(handle, timeout: .seconds(1))) != nil else { return false }
+        failures.allBrokersDown.store(false, ordering: .releasing)
+        return true
     }
 
     /// Queues one message; its outcome is counted for the next `flush`.
@@ -106,4 +118,11 @@ private let deliveryReport: @convention(c) (OpaquePointer?, UnsafePointer<rd_kaf
     } else if let failure, let opaque {
         Unmanaged<ProducerFailures>.fromOpaque(opaque).takeUnretainedValue().record(failure)
     }
+}
+
+/// librdkafka's error callback: only "every broker down" matters here (the rest it retries by itself and reports
+/// per message).
+private let clientError: @convention(c) (OpaquePointer?, Int32, UnsafePointer<CChar>?, UnsafeMutableRawPointer?) -> Void = { _, code, _, opaque in
+    guard let opaque, code == RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN.rawValue else { return }
+    Unmanaged<ProducerFailures>.fromOpaque(opaque).takeUnretainedValue().allBrokersDown.store(true, ordering: .releasing)
 }

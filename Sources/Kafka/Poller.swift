@@ -22,15 +22,3 @@ final class Poller: Sendable {
         finished.wait()
     }
 }
-
-/// A handle crossing to a thread of ours (librdkafka's handles are thread-safe).
-struct HandleBox: @unchecked Sendable {
-    let handle: OpaquePointer
-    init(_ handle: OpaquePointer) { self.handle = handle }
-}
-
-extension Duration {
-    /// Whole milliseconds, as librdkafka's timeouts take them.
-    var milliseconds: Int64 { components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000 }
-    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) * 1e-18 }
-}

@@ -105,4 +105,17 @@ import TestSupport
         #expect(events.withLock { $0["a"]!.contains { if case .revoked = $0 { true } else { false } } }, "eager rebalancing revokes first")
         #expect(try a.committed([bOwned.min()!])[bOwned.min()!] == 42, "the offset b committed survives the rebalance")
     }
+
+    /// `/readyz` on a Kafka instance: the producer says so once every broker is gone.
+    @Test func producerNoticesWhenEveryBrokerIsDown() throws {
+        var mock: MockCluster? = try MockCluster()
+        try mock!.createTopic(KafkaTopic(name: "t", partitions: 1))
+        let producer = try KafkaProducer(brokers: mock!.bootstrapServers, clientId: "down")
+        try producer.send([KafkaMessage(topic: "t", partition: 0, key: nil, value: [1])])
+        #expect(producer.brokersReachable)
+        mock = nil
+        let deadline = ContinuousClock.now + .seconds(15)
+        while producer.brokersReachable, ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.2) }
+        #expect(!producer.brokersReachable, "every broker is gone")
+    }
 }
