@@ -31,7 +31,7 @@ extension ClusterNames {
 
     /// Creates the topics that are missing and checks every one's partition count: a deployment's topics must have
     /// been made for the same `--partitions` (devices are placed by it).
-    func ensureTopics(on producer: KafkaProducer, partitions: Int, replicationFactor: Int) throws {
+    public func ensureTopics(on producer: KafkaProducer, partitions: Int, replicationFactor: Int) throws {
         let wanted = kafkaTopics(partitions: partitions, replicationFactor: replicationFactor)
         var counts = try producer.partitionCounts()
         let missing = wanted.filter { counts[$0.name] == nil }

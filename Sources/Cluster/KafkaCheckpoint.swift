@@ -11,20 +11,27 @@ import TriggerEngine
 ///
 /// Unlike JetStream's, Kafka's heads are not fenced (Kafka has no compare-and-set): one owner per partition is the
 /// consumer group's promise, and an owner stops writing as soon as it hears its partitions were revoked or lost.
-struct KafkaCheckpoint: Sendable, Equatable {
+public struct KafkaCheckpoint: Sendable, Equatable {
     /// The state covers every input before this offset of the partition (the next one to read).
-    var inputOffset: Int64
+    public var inputOffset: Int64
     /// … and every request change up to this sequence.
-    var requestsSequence: UInt64
+    public var requestsSequence: UInt64
     /// Every notification the inputs from `inputOffset` on fire is at or after this offset of the partition's
     /// notifications: a takeover reads from here what the last owner already published.
-    var notificationsOffset: Int64
-    var body: [UInt8]
+    public var notificationsOffset: Int64
+    public var body: [UInt8]
 
     /// What the next save deletes: the token and chunk count of the checkpoint written or loaded last.
-    struct Location: Sendable, Equatable {
-        var token: String
-        var chunks: Int
+    public struct Location: Sendable, Equatable {
+        public var token: String
+        public var chunks: Int
+    }
+
+    public init(inputOffset: Int64, requestsSequence: UInt64, notificationsOffset: Int64, body: [UInt8]) {
+        self.inputOffset = inputOffset
+        self.requestsSequence = requestsSequence
+        self.notificationsOffset = notificationsOffset
+        self.body = body
     }
 
     static let magic: [UInt8] = Array("GTKC".utf8)
@@ -32,7 +39,7 @@ struct KafkaCheckpoint: Sendable, Equatable {
     static let chunkBytes = 512 << 10
 
     /// Writes the checkpoint; returns where it is.
-    func save(partition: Int, names: ClusterNames, producer: KafkaProducer, replacing: Location?) throws -> Location {
+    public func save(partition: Int, names: ClusterNames, producer: KafkaProducer, replacing: Location?) throws -> Location {
         let token = String(UInt64.random(in: 1...UInt64.max), radix: 16)
         var chunks: [KafkaMessage] = []
         var offset = 0
@@ -66,7 +73,7 @@ struct KafkaCheckpoint: Sendable, Equatable {
 
     /// The newest checkpoint of `partition` and where it is; nil when it has none. Damage throws (a takeover must
     /// not start from a state it cannot trust).
-    static func load(partition: Int, names: ClusterNames, brokers: String, clientId: String) throws -> (checkpoint: KafkaCheckpoint, location: Location)? {
+    public static func load(partition: Int, names: ClusterNames, brokers: String, clientId: String) throws -> (checkpoint: KafkaCheckpoint, location: Location)? {
         let reader = try KafkaPartitionReader(brokers: brokers, clientId: clientId, topic: names.checkpointsTopic, partition: partition, from: 0)
         var chunks: [String: [Int: [UInt8]]] = [:]
         var newest: (head: [UInt8], offset: Int64, chunks: [Int: [UInt8]])?
