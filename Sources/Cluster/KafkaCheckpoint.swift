@@ -74,7 +74,8 @@ public struct KafkaCheckpoint: Sendable, Equatable {
     /// The newest checkpoint of `partition` and where it is; nil when it has none. Damage throws (a takeover must
     /// not start from a state it cannot trust).
     public static func load(partition: Int, names: ClusterNames, brokers: String, clientId: String) throws -> (checkpoint: KafkaCheckpoint, location: Location)? {
-        let reader = try KafkaPartitionReader(brokers: brokers, clientId: clientId, topic: names.checkpointsTopic, partition: partition, from: 0)
+        let reader = try KafkaPartitionReader(brokers: brokers, clientId: clientId, topic: names.checkpointsTopic, partition: partition,
+                                              from: KafkaPartitionReader.beginning)
         var chunks: [String: [Int: [UInt8]]] = [:]
         var newest: (head: [UInt8], offset: Int64, chunks: [Int: [UInt8]])?
         for record in try reader.readToEnd() {

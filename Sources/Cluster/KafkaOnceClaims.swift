@@ -26,7 +26,8 @@ final class KafkaOnceClaims {
         let key = n.onceKey, id = Array(n.deliveryId.utf8)
         let offset = try producer.send([KafkaMessage(topic: names.onceTopic, partition: 0, key: Array(key.utf8), value: id)])[0]
         if reader == nil {
-            reader = try KafkaPartitionReader(brokers: brokers, clientId: clientId, topic: names.onceTopic, partition: 0, from: 0)
+            reader = try KafkaPartitionReader(brokers: brokers, clientId: clientId, topic: names.onceTopic, partition: 0,
+                                         from: KafkaPartitionReader.beginning)
         }
         let deadline = ContinuousClock.now + .seconds(30)
         while reader!.position <= offset {

@@ -86,9 +86,11 @@ final class KafkaPartitionWorker: @unchecked Sendable {
             state = checkpoint
             location = at
         }
-        // What the last owner published after the checkpoint: re-evaluating the same inputs fires these again.
+        // What the last owner published after the checkpoint: re-evaluating the same inputs fires these again. (What
+        // retention deleted already cannot be checked: from the first offset still stored.)
+        let stored = try producer.watermarks(topic: names.notificationsTopic, partition: partition).low
         let published = try KafkaPartitionReader(brokers: brokers, clientId: clientId, topic: names.notificationsTopic, partition: partition,
-                                                 from: state.notificationsOffset, header: ClusterNames.deliveryIdHeader).readToEnd()
+                                                 from: max(stored, state.notificationsOffset), header: ClusterNames.deliveryIdHeader).readToEnd()
         var repeats = Set(published.compactMap { $0.header.map { String(decoding: $0, as: UTF8.self) } })
         logger.notice("partition owned", metadata: [
             "checkpoint": "\(state.inputOffset)", "devices": "\(engine.deviceCount)", "published_after_checkpoint": "\(repeats.count)",

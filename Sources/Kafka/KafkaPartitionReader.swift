@@ -8,8 +8,11 @@ public final class KafkaPartitionReader: @unchecked Sendable {
     public let topic: String
     public let partition: Int
     private let header: String?
-    /// The offset of the next record this reader returns.
+    /// The offset of the next record this reader returns (`beginning` until the first record or `readToEnd`).
     public private(set) var position: Int64
+
+    /// The partition's first stored offset, whatever it is (`from: KafkaPartitionReader.beginning`).
+    public static let beginning = Int64(RD_KAFKA_OFFSET_BEGINNING)
 
     /// - Parameter header: the header whose value each record carries (nil: none).
     public init(brokers: String, clientId: String, topic: String, partition: Int, from offset: Int64, header: String? = nil,
@@ -73,7 +76,8 @@ public final class KafkaPartitionReader: @unchecked Sendable {
 
     /// Every record from the reader's position up to the end as it is now.
     public func readToEnd(timeout: Duration = .seconds(30)) throws(KafkaError) -> [KafkaRecord] {
-        let end = try endOffset()
+        let (low, end) = try KafkaHandle.watermarks(handle, topic: topic, partition: partition, timeout: .seconds(10))
+        if position < 0 { position = low }
         var out: [KafkaRecord] = []
         let deadline = ContinuousClock.now + timeout
         while position < end {

@@ -6,6 +6,11 @@ extension KafkaProducer {
         try KafkaHandle.partitionCounts(handle, timeout: timeout)
     }
 
+    /// The partition's first stored offset and the offset its next message will get.
+    public func watermarks(topic: String, partition: Int, timeout: Duration = .seconds(10)) throws(KafkaError) -> (low: Int64, high: Int64) {
+        try KafkaHandle.watermarks(handle, topic: topic, partition: partition, timeout: timeout)
+    }
+
     /// The offset the partition's next message will get.
     public func endOffset(topic: String, partition: Int, timeout: Duration = .seconds(10)) throws(KafkaError) -> Int64 {
         try KafkaHandle.watermarks(handle, topic: topic, partition: partition, timeout: timeout).high

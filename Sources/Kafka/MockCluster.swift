@@ -26,7 +26,8 @@ public final class MockCluster: @unchecked Sendable {
         rd_kafka_destroy(handle)
     }
 
-    /// Creates a topic directly in the mock (its admin API does not serve CreateTopics).
+    /// Creates a topic directly in the mock: it names no controller, so the admin API's CreateTopics cannot reach it
+    /// (librdkafka 2.0.2: "Failed while waiting for controller").
     public func createTopic(_ topic: KafkaTopic) throws(KafkaError) {
         try check("mock topic \(topic.name)", rd_kafka_mock_topic_create(cluster, topic.name, Int32(topic.partitions), Int32(topic.replicationFactor)))
     }

@@ -3,8 +3,8 @@
 //
 //     geotrigger-kafka-mock [--brokers N] [--topic NAME:PARTITIONS]...
 //
-// Prints `bootstrap HOST:PORT[,…]` on its first line once the brokers listen, then runs until killed. The mock's
-// admin API does not create topics, so the ones named here are created directly in it.
+// Prints `bootstrap HOST:PORT[,…]` on its first line once the brokers listen, then runs until killed. The mock
+// names no controller, so clients cannot create topics in it: the ones named here are created directly.
 import Foundation
 import Kafka
 
