@@ -7,7 +7,7 @@ extension ClusterNames {
     /// Request changes: one partition, read completely by every instance; kept for ever.
     public var requestsTopic: String { "\(prefix).requests" }
     /// Fired notifications: P partitions, partition p written only by partition p's owner, keyed by device, the
-    /// deliveryId in a header.
+    /// deliveryId and the firing input's offset in headers.
     public var notificationsTopic: String { "\(prefix).notifications" }
     /// Partition checkpoints: P partitions (partition p's in p), compacted.
     public var checkpointsTopic: String { "\(prefix).checkpoints" }
@@ -17,6 +17,9 @@ extension ClusterNames {
     public var consumerGroup: String { prefix }
     /// The header that carries a notification's deliveryId.
     public static let deliveryIdHeader = "deliveryId"
+    /// The header that carries the offset of the input that fired a notification (decimal): a takeover skips only
+    /// what inputs after its checkpoint fired.
+    public static let inputOffsetHeader = "inputOffset"
 
     public func kafkaTopics(partitions: Int, replicationFactor: Int) -> [KafkaTopic] {
         let forever = ["retention.ms": "-1", "retention.bytes": "-1"]

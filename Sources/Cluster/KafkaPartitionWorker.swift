@@ -14,9 +14,11 @@ import TriggerEngine
 /// after each checkpoint.
 ///
 /// Exactly once without a dedup window: a takeover (or a restart after a failure) first reads what the partition's
-/// notifications hold from the checkpoint's notifications offset on — what the last owner published after its
-/// checkpoint — and publishes none of those deliveryIds again while it re-evaluates the same inputs. Until every
-/// one of them has come round, its checkpoints keep that offset, so a second takeover skips them too.
+/// notifications hold from the checkpoint's notifications offset on, keeps those fired by inputs at or after the
+/// checkpoint's input offset (each notification names its input's offset in a header) — what the last owner
+/// published after its checkpoint — and publishes none of those deliveryIds again while it re-evaluates the same
+/// inputs. Until it is past the last of those inputs, its checkpoints keep that notifications offset, so a second
+/// takeover skips them too.
 final class KafkaPartitionWorker: @unchecked Sendable {
     let partition: Int
     private let configuration: ClusterConfiguration
@@ -90,8 +92,16 @@ final class KafkaPartitionWorker: @unchecked Sendable {
         // retention deleted already cannot be checked: from the first offset still stored.)
         let stored = try producer.watermarks(topic: names.notificationsTopic, partition: partition).low
         let published = try KafkaPartitionReader(brokers: brokers, clientId: clientId, topic: names.notificationsTopic, partition: partition,
-                                                 from: max(stored, state.notificationsOffset), header: ClusterNames.deliveryIdHeader).readToEnd()
-        var repeats = Set(published.compactMap { $0.header.map { String(decoding: $0, as: UTF8.self) } })
+                                                 from: max(stored, state.notificationsOffset)).readToEnd()
+        var repeats: Set<String> = []
+        // The last input a predecessor evaluated after the checkpoint: once past it, nothing more can repeat.
+        var replayedThrough: Int64 = -1
+        for record in published {
+            guard let id = record.headers[ClusterNames.deliveryIdHeader], let at = record.headers[ClusterNames.inputOffsetHeader]
+                .flatMap({ Int64(String(decoding: $0, as: UTF8.self)) }), at >= state.inputOffset else { continue }
+            repeats.insert(String(decoding: id, as: UTF8.self))
+            replayedThrough = max(replayedThrough, at)
+        }
         logger.notice("partition owned", metadata: [
             "checkpoint": "\(state.inputOffset)", "devices": "\(engine.deviceCount)", "published_after_checkpoint": "\(repeats.count)",
             "restored_ms": "\((ContinuousClock.now - started).nanoseconds / 1_000_000)"])
@@ -109,7 +119,7 @@ final class KafkaPartitionWorker: @unchecked Sendable {
             }
             switch stopping.load(ordering: .acquiring) {
             case 1:
-                if changedSinceCheckpoint { try checkpoint(engine, &state, &location, repeats: repeats, producer) }
+                if changedSinceCheckpoint { try checkpoint(engine, &state, &location, replaying: state.inputOffset <= replayedThrough, producer) }
                 logger.notice("partition handed over", metadata: ["checkpoint": "\(state.inputOffset)"])
                 return
             case 2:
@@ -144,15 +154,19 @@ final class KafkaPartitionWorker: @unchecked Sendable {
                     }
                     if repeats.remove(n.deliveryId) != nil { continue }
                     try producer.produce(KafkaMessage(topic: names.notificationsTopic, partition: partition, key: Array(n.device.utf8),
-                                                      value: Array(n.json.utf8), header: (ClusterNames.deliveryIdHeader, Array(n.deliveryId.utf8))))
+                                                      value: Array(n.json.utf8), headers: [
+                                                          (ClusterNames.deliveryIdHeader, Array(n.deliveryId.utf8)),
+                                                          (ClusterNames.inputOffsetHeader, Array(String(record.offset).utf8)),
+                                                      ]))
                 }
                 if !outcome.notifications.isEmpty { metrics.notifications.increment(by: outcome.notifications.count) }
                 metrics.evaluated.increment()
                 state.inputOffset = record.offset + 1
+                if state.inputOffset > replayedThrough { repeats.removeAll() }
                 changedSinceCheckpoint = true
             }
             if changedSinceCheckpoint, ContinuousClock.now - lastCheckpoint >= configuration.checkpointInterval {
-                try checkpoint(engine, &state, &location, repeats: repeats, producer)
+                try checkpoint(engine, &state, &location, replaying: state.inputOffset <= replayedThrough, producer)
                 lastCheckpoint = .now
                 changedSinceCheckpoint = false
             }
@@ -162,12 +176,13 @@ final class KafkaPartitionWorker: @unchecked Sendable {
     /// Once every notification published so far is acknowledged, stores the state, then commits the group's
     /// offset to it: a checkpoint never covers a notification that could still be lost.
     private func checkpoint(_ engine: PartitionEngine, _ state: inout KafkaCheckpoint, _ location: inout KafkaCheckpoint.Location?,
-                            repeats: Set<String>, _ producer: KafkaProducer) throws {
+                            replaying: Bool, _ producer: KafkaProducer) throws {
         let failed = try producer.flush(timeout: .seconds(30))
         guard failed == 0 else { throw ClusterError.unavailable("\(failed) notifications were not stored") }
         let started = ContinuousClock.now
-        // While some of the last owner's notifications have not come round again, the next owner must still see them.
-        if repeats.isEmpty {
+        // While the inputs the last owner evaluated have not all come round again, the next owner must still see its
+        // notifications.
+        if !replaying {
             state.notificationsOffset = try producer.endOffset(topic: names.notificationsTopic, partition: partition)
         }
         state.body = engine.checkpoint()

@@ -26,21 +26,23 @@ enum KafkaHandle {
         return counts
     }
 
-    /// A consumed message as a record; `header` names the header whose value is wanted.
-    static func record(_ m: rd_kafka_message_t, header: String?, message: UnsafeMutablePointer<rd_kafka_message_t>) -> KafkaRecord {
+    /// A consumed message as a record.
+    static func record(_ message: UnsafeMutablePointer<rd_kafka_message_t>) -> KafkaRecord {
+        let m = message.pointee
         let value = m.payload.map { Array(UnsafeRawBufferPointer(start: $0, count: m.len)) } ?? []
         let key = m.key.map { Array(UnsafeRawBufferPointer(start: $0, count: m.key_len)) }
-        var headerValue: [UInt8]?
-        if let header {
-            var headers: OpaquePointer?
-            if rd_kafka_message_headers(message, &headers) == RD_KAFKA_RESP_ERR_NO_ERROR, let headers {
-                var pointer: UnsafeRawPointer?
-                var size = 0
-                if rd_kafka_header_get_last(headers, header, &pointer, &size) == RD_KAFKA_RESP_ERR_NO_ERROR {
-                    headerValue = pointer.map { Array(UnsafeRawBufferPointer(start: $0, count: size)) } ?? []
-                }
+        var headers: [String: [UInt8]] = [:]
+        var list: OpaquePointer?
+        if rd_kafka_message_headers(message, &list) == RD_KAFKA_RESP_ERR_NO_ERROR, let list {
+            var index = 0
+            var name: UnsafePointer<CChar>?
+            var pointer: UnsafeRawPointer?
+            var size = 0
+            while rd_kafka_header_get_all(list, index, &name, &pointer, &size) == RD_KAFKA_RESP_ERR_NO_ERROR {
+                if let name { headers[String(cString: name)] = pointer.map { Array(UnsafeRawBufferPointer(start: $0, count: size)) } ?? [] }
+                index += 1
             }
         }
-        return KafkaRecord(partition: Int(m.partition), offset: m.offset, key: key, value: value, header: headerValue)
+        return KafkaRecord(partition: Int(m.partition), offset: m.offset, key: key, value: value, headers: headers)
     }
 }

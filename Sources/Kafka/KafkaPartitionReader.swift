@@ -7,19 +7,16 @@ public final class KafkaPartitionReader: @unchecked Sendable {
     private let handle: OpaquePointer
     public let topic: String
     public let partition: Int
-    private let header: String?
     /// The offset of the next record this reader returns (`beginning` until the first record or `readToEnd`).
     public private(set) var position: Int64
 
     /// The partition's first stored offset, whatever it is (`from: KafkaPartitionReader.beginning`).
     public static let beginning = Int64(RD_KAFKA_OFFSET_BEGINNING)
 
-    /// - Parameter header: the header whose value each record carries (nil: none).
-    public init(brokers: String, clientId: String, topic: String, partition: Int, from offset: Int64, header: String? = nil,
+    public init(brokers: String, clientId: String, topic: String, partition: Int, from offset: Int64,
                 settings: KafkaSettings = KafkaSettings()) throws(KafkaError) {
         self.topic = topic
         self.partition = partition
-        self.header = header
         position = offset
         var all = KafkaSettings([
             ("bootstrap.servers", brokers), ("client.id", clientId),
@@ -57,7 +54,7 @@ public final class KafkaPartitionReader: @unchecked Sendable {
             let m = message.pointee
             switch m.err {
             case RD_KAFKA_RESP_ERR_NO_ERROR:
-                out.append(KafkaHandle.record(m, header: header, message: message))
+                out.append(KafkaHandle.record(message))
                 position = m.offset + 1
             case RD_KAFKA_RESP_ERR__PARTITION_EOF, RD_KAFKA_RESP_ERR__TRANSPORT, RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN:
                 // librdkafka reconnects by itself; the position is unchanged.

@@ -83,14 +83,17 @@ public final class KafkaProducer: @unchecked Sendable {
     private func enqueue(_ message: KafkaMessage, opaque: UnsafeMutableRawPointer?) throws(KafkaError) {
         let partition = Int32(message.partition ?? Int(RD_KAFKA_PARTITION_UA))
         while true {
+            // Built for each attempt: librdkafka takes them only when it takes the message.
+            let headers = message.headers.isEmpty ? nil : rd_kafka_headers_new(message.headers.count)
+            for (name, value) in message.headers {
+                _ = value.withUnsafeBytes { rd_kafka_header_add(headers, name, -1, $0.baseAddress, $0.count) }
+            }
             let code = withOptionalBytes(message.value) { value in
                 withOptionalBytes(message.key) { key in
-                    withOptionalBytes(message.header?.value) { header in
-                        gt_kafka_produce(handle, message.topic, partition, key.baseAddress, key.count, value.baseAddress, value.count,
-                                         message.header?.name, header.baseAddress, message.header == nil ? 0 : header.count, opaque)
-                    }
+                    gt_kafka_produce(handle, message.topic, partition, key.baseAddress, key.count, value.baseAddress, value.count, headers, opaque)
                 }
             }
+            if code != RD_KAFKA_RESP_ERR_NO_ERROR, let headers { rd_kafka_headers_destroy(headers) }
             // The local queue is full: let the broker catch up, then try again.
             if code == RD_KAFKA_RESP_ERR__QUEUE_FULL {
                 Thread.sleep(forTimeInterval: 0.01)

@@ -74,7 +74,7 @@ import TestSupport
         var records: [KafkaRecord] = []
         for p in 0..<6 {
             records += try KafkaPartitionReader(brokers: mock.bootstrapServers, clientId: "test-reader", topic: names.notificationsTopic, partition: p,
-                                                from: 0, header: ClusterNames.deliveryIdHeader).readToEnd()
+                                                from: 0).readToEnd()
         }
         let clusterLines = records.map { String(decoding: $0.value, as: UTF8.self) }
 
@@ -89,8 +89,9 @@ import TestSupport
         #expect(single.count > 1500, "the workload fires too little to test anything: \(single.count)")
 
         let ids = try clusterLines.map { try ClusterFailoverTests.deliveryId($0) }
-        // Each notification's header carries its deliveryId, and it sits in its device's partition.
-        #expect(zip(records, ids).allSatisfy { r, id in r.header == Array(id.utf8) })
+        // Each notification's headers carry its deliveryId and its input's offset, and it sits in its device's partition.
+        #expect(zip(records, ids).allSatisfy { r, id in r.headers[ClusterNames.deliveryIdHeader] == Array(id.utf8) })
+        #expect(records.allSatisfy { r in r.headers[ClusterNames.inputOffsetHeader].flatMap { Int64(String(decoding: $0, as: UTF8.self)) } != nil })
         #expect(records.allSatisfy { r in r.key.map { r.partition == KafkaPartitioner.partition(of: $0, count: 6) } ?? false })
         let counts = Dictionary(ids.map { ($0, 1) }, uniquingKeysWith: +)
         let repeated = counts.filter { $0.value > 1 }

@@ -27,23 +27,23 @@ import TestSupport
     }
 
     /// `send` returns the offsets the broker gave, in order; a reader from an offset returns exactly what follows,
-    /// with the header asked for; reading from an offset that does not exist is an error, not a silent jump.
+    /// with its headers; reading from an offset that does not exist is an error, not a silent jump.
     @Test func producerAcknowledgesAndReaderReadsInOrder() throws {
         let mock = try MockCluster()
         try mock.createTopic(KafkaTopic(name: "t", partitions: 3))
         let producer = try KafkaProducer(brokers: mock.bootstrapServers, clientId: "test")
         #expect(try producer.partitionCounts()["t"] == 3)
         let messages = (0..<50).map {
-            KafkaMessage(topic: "t", partition: 1, key: Array("k\($0)".utf8), value: Array("v\($0)".utf8), header: ("id", Array("h\($0)".utf8)))
+            KafkaMessage(topic: "t", partition: 1, key: Array("k\($0)".utf8), value: Array("v\($0)".utf8), headers: [("id", Array("h\($0)".utf8)), ("n", [UInt8($0)])])
         }
         #expect(try producer.send(messages) == (0..<50).map(Int64.init))
         for k in 0..<10 { try producer.produce(KafkaMessage(topic: "t", partition: 2, key: nil, value: [UInt8(k)])) }
         #expect(try producer.flush(timeout: .seconds(10)) == 0)
         #expect(try producer.endOffset(topic: "t", partition: 2) == 10)
-        let reader = try KafkaPartitionReader(brokers: mock.bootstrapServers, clientId: "r", topic: "t", partition: 1, from: 20, header: "id")
+        let reader = try KafkaPartitionReader(brokers: mock.bootstrapServers, clientId: "r", topic: "t", partition: 1, from: 20)
         let read = try reader.readToEnd()
         #expect(read.map(\.offset) == Array(20..<50))
-        #expect(read.first?.value == Array("v20".utf8) && read.first?.key == Array("k20".utf8) && read.first?.header == Array("h20".utf8))
+        #expect(read.first?.value == Array("v20".utf8) && read.first?.key == Array("k20".utf8) && read.first?.headers == ["id": Array("h20".utf8), "n": [20]])
         #expect(try reader.fetch(10, timeout: .milliseconds(300)).isEmpty)
         // Keyed without a partition: placed where the Java partitioner says.
         let keyed = (0..<30).map { KafkaMessage(topic: "t", key: Array("dev-\($0)".utf8), value: []) }
