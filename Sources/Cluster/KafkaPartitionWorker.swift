@@ -107,19 +107,23 @@ final class KafkaPartitionWorker: @unchecked Sendable {
             "restored_ms": "\((ContinuousClock.now - started).nanoseconds / 1_000_000)"])
         let reader = try KafkaPartitionReader(brokers: brokers, clientId: clientId, topic: names.inputTopic, partition: partition, from: state.inputOffset)
         let once = KafkaOnceClaims(producer: producer, names: names, brokers: brokers, clientId: clientId)
+        let evaluator = PartitionEvaluator(engine: engine, requestsSequence: state.requestsSequence, requests: requests, metrics: metrics,
+                                           logger: logger)
+        committed = -1
         var lastCheckpoint = ContinuousClock.now, lastTick = ContinuousClock.now
         var changedSinceCheckpoint = false
         var writer = ByteWriter(capacity: 64)
         while true {
             if configuration.wallClock, ContinuousClock.now - lastTick >= .seconds(1) {
                 // The tick goes through the partition's log like any input: a replay moves the clock the same way.
-                let tick = ClusterInput(requestsSequence: state.requestsSequence, input: .clock(.wallClock()))
+                let tick = ClusterInput(requestsSequence: evaluator.requestsSequence, input: .clock(.wallClock()))
                 try producer.send([KafkaMessage(topic: names.inputTopic, partition: partition, key: nil, value: tick.encoded(using: &writer))])
                 lastTick = .now
             }
             switch stopping.load(ordering: .acquiring) {
             case 1:
-                if changedSinceCheckpoint { try checkpoint(engine, &state, &location, replaying: state.inputOffset <= replayedThrough, producer) }
+                if changedSinceCheckpoint { try checkpoint(evaluator, &state, &location, replaying: state.inputOffset <= replayedThrough, producer) }
+                commitCheckpointed(state.inputOffset)
                 logger.notice("partition handed over", metadata: ["checkpoint": "\(state.inputOffset)"])
                 return
             case 2:
@@ -128,54 +132,33 @@ final class KafkaPartitionWorker: @unchecked Sendable {
             default: break
             }
             for record in try reader.fetch(512, timeout: .milliseconds(200)) where record.offset >= state.inputOffset {
-                let input: ClusterInput
-                do {
-                    input = try ClusterInput(decoding: record.value, sequence: UInt64(record.offset + 1))
-                } catch {
-                    // Not ours to evaluate (a foreign producer, a newer format): counted and named, never a crash.
-                    metrics.undecodable.increment()
-                    logger.error("input message skipped", metadata: ["offset": "\(record.offset)", "error": "\(error)"])
-                    state.inputOffset = record.offset + 1
-                    continue
-                }
-                if input.requestsSequence > state.requestsSequence {
-                    guard let changes = requests.changes((state.requestsSequence + 1)...input.requestsSequence, timeout: .seconds(10)) else {
-                        throw ClusterError.unavailable("request changes up to \(input.requestsSequence) not read within 10 s")
-                    }
-                    for change in changes { _ = engine.apply(change) }
-                    state.requestsSequence = input.requestsSequence
-                }
-                let outcome = engine.apply(input.input)
-                if outcome.rejected > 0 { metrics.rejected.increment(by: outcome.rejected) }
-                for (n, repeatable) in outcome.notifications {
-                    if !repeatable, try !once.claim(n) {
-                        metrics.suppressedOnce.increment()
-                        continue
-                    }
-                    if repeats.remove(n.deliveryId) != nil { continue }
+                try evaluator.evaluate(record.value, at: "offset \(record.offset)", sequence: UInt64(record.offset + 1), claim: once.claim) { n in
+                    if repeats.remove(n.deliveryId) != nil { return }
                     try producer.produce(KafkaMessage(topic: names.notificationsTopic, partition: partition, key: Array(n.device.utf8),
                                                       value: Array(n.json.utf8), headers: [
                                                           (ClusterNames.deliveryIdHeader, Array(n.deliveryId.utf8)),
                                                           (ClusterNames.inputOffsetHeader, Array(String(record.offset).utf8)),
                                                       ]))
                 }
-                if !outcome.notifications.isEmpty { metrics.notifications.increment(by: outcome.notifications.count) }
-                metrics.evaluated.increment()
                 state.inputOffset = record.offset + 1
                 if state.inputOffset > replayedThrough { repeats.removeAll() }
                 changedSinceCheckpoint = true
             }
             if changedSinceCheckpoint, ContinuousClock.now - lastCheckpoint >= configuration.checkpointInterval {
-                try checkpoint(engine, &state, &location, replaying: state.inputOffset <= replayedThrough, producer)
+                try checkpoint(evaluator, &state, &location, replaying: state.inputOffset <= replayedThrough, producer)
                 lastCheckpoint = .now
                 changedSinceCheckpoint = false
+            } else if !changedSinceCheckpoint, committed != state.inputOffset, ContinuousClock.now - lastCheckpoint >= configuration.checkpointInterval {
+                // A commit refused during a rebalance, or a checkpoint restored that the group's offset is behind.
+                commitCheckpointed(state.inputOffset)
+                lastCheckpoint = .now
             }
         }
     }
 
     /// Once every notification published so far is acknowledged, stores the state, then commits the group's
     /// offset to it: a checkpoint never covers a notification that could still be lost.
-    private func checkpoint(_ engine: PartitionEngine, _ state: inout KafkaCheckpoint, _ location: inout KafkaCheckpoint.Location?,
+    private func checkpoint(_ evaluator: PartitionEvaluator, _ state: inout KafkaCheckpoint, _ location: inout KafkaCheckpoint.Location?,
                             replaying: Bool, _ producer: KafkaProducer) throws {
         let failed = try producer.flush(timeout: .seconds(30))
         guard failed == 0 else { throw ClusterError.unavailable("\(failed) notifications were not stored") }
@@ -185,17 +168,28 @@ final class KafkaPartitionWorker: @unchecked Sendable {
         if !replaying {
             state.notificationsOffset = try producer.endOffset(topic: names.notificationsTopic, partition: partition)
         }
-        state.body = engine.checkpoint()
+        state.requestsSequence = evaluator.requestsSequence
+        state.body = evaluator.engine.checkpoint()
         location = try state.save(partition: partition, names: names, producer: producer, replacing: location)
         state.body = []
-        do {
-            try commit(partition, state.inputOffset)
-        } catch {
-            // The checkpoint is what a takeover starts from; the group's offset is for Kafka's tools (lag), and the next
-            // checkpoint commits again (refused while the group rebalances, which is routine).
-            logger.notice("offset not committed after the checkpoint", metadata: ["offset": "\(state.inputOffset)", "error": "\(error)"])
-        }
         metrics.checkpoints.increment()
         metrics.checkpointSeconds.recordNanoseconds((ContinuousClock.now - started).nanoseconds)
+        commitCheckpointed(state.inputOffset)
+    }
+
+    /// The group's offset this tenure committed last (-1: none yet).
+    private var committed: Int64 = -1
+
+    /// Commits `offset`, which a stored checkpoint covers, as the group's offset for the partition. The checkpoint is
+    /// what a takeover starts from; the group's offset is for Kafka's tools (lag). A refusal (routine while the group
+    /// rebalances) is tried again a checkpoint interval later, by this owner or the next.
+    private func commitCheckpointed(_ offset: Int64) {
+        guard offset > 0, offset != committed else { return }
+        do {
+            try commit(partition, offset)
+            committed = offset
+        } catch {
+            logger.notice("offset not committed after the checkpoint", metadata: ["offset": "\(offset)", "error": "\(error)"])
+        }
     }
 }
