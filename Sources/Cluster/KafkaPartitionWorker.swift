@@ -133,7 +133,10 @@ final class KafkaPartitionWorker: @unchecked Sendable {
             }
             for record in try reader.fetch(512, timeout: .milliseconds(200)) where record.offset >= state.inputOffset {
                 try evaluator.evaluate(record.value, at: "offset \(record.offset)", sequence: UInt64(record.offset + 1), claim: once.claim) { n in
-                    if repeats.remove(n.deliveryId) != nil { return }
+                    if repeats.remove(n.deliveryId) != nil {
+                        metrics.repeatsSkipped.increment()
+                        return
+                    }
                     try producer.produce(KafkaMessage(topic: names.notificationsTopic, partition: partition, key: Array(n.device.utf8),
                                                       value: Array(n.json.utf8), headers: [
                                                           (ClusterNames.deliveryIdHeader, Array(n.deliveryId.utf8)),
