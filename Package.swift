@@ -44,6 +44,7 @@ let package = Package(
         .systemLibrary(name: "CBluetooth", pkgConfig: "bluez", providers: [.apt(["libbluetooth-dev"])]),
         .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
         .systemLibrary(name: "CNATS", providers: [.apt(["libnats-dev"])]),
+        .systemLibrary(name: "CKafka", pkgConfig: "rdkafka", providers: [.apt(["librdkafka-dev"])]),
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
 
         .target(name: "Geometry", dependencies: ["CGEOS"], swiftSettings: strict),
@@ -78,6 +79,10 @@ let package = Package(
         // NATS and JetStream over nats.c (the only code that touches it): streams, publishes with acknowledgements,
         // ordered reads, key-value buckets.
         .target(name: "NATS", dependencies: ["CNATS"], swiftSettings: strict),
+        // Kafka over librdkafka (the only code that touches it): an idempotent producer, a consumer-group member with
+        // rebalance callbacks and manual commits, partition readers, topic creation, murmur2 placement, and
+        // librdkafka's mock cluster for the tests.
+        .target(name: "Kafka", dependencies: ["CKafka"], swiftSettings: strict),
         // The append-only journal: framed, checksummed records in segment files, group-committed fsyncs; the host's
         // records (inputs and the notifications they fired) and their binary coding.
         // CRC-32C in C: the CPU's crc32 instruction (SSE 4.2) where it has one, slicing-by-8 tables elsewhere.
@@ -107,7 +112,7 @@ let package = Package(
         .target(
             name: "Cluster",
             dependencies: [
-                "JSON", "TriggerEngine", "Journal", "Host", "NATS",
+                "JSON", "TriggerEngine", "Journal", "Host", "NATS", "Kafka",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -184,6 +189,8 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict),
+        // librdkafka's mock Kafka cluster in a process of its own, for the Kafka cluster tests (no broker in Debian 12).
+        .executableTarget(name: "geotrigger-kafka-mock", dependencies: ["Kafka"], swiftSettings: strict),
         .executableTarget(
             name: "geotrigger-bench",
             dependencies: [
@@ -262,7 +269,7 @@ let package = Package(
         .testTarget(
             name: "ClusterTests",
             dependencies: [
-                "JSON", "Cluster", "NATS", "Host", "Journal", "TriggerEngine", "TestSupport",
+                "JSON", "Cluster", "NATS", "Kafka", "Host", "Journal", "TriggerEngine", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),

@@ -7,10 +7,11 @@
 # replays a receiver log through a real gpsd; gpsfake ships in gpsd-clients, which pulls ~70 GUI packages, so only
 # its files are unpacked, into /var/cache/geotrigger/gpsd-clients). `--bench` adds the mosquitto broker, PostgreSQL 15 + PostGIS 3 and psycopg2
 # (Tools/benchmark.sh's delivery step starts its own). `--tests` and `--bench` add nats-server: the cluster tests and the
-# scale-out benchmark start their own 3-node JetStream cluster on loopback.
+# scale-out benchmark start their own 3-node JetStream cluster on loopback. librdkafka-dev is always installed: the
+# Kafka path builds on it, and its mock cluster is what the Kafka tests run against (Debian 12 has no Kafka broker).
 set -euo pipefail
 
-packages=(pkg-config libgeos-dev libbluetooth-dev libsqlite3-dev libmosquitto-dev libnats-dev libsystemd-dev)
+packages=(pkg-config libgeos-dev libbluetooth-dev libsqlite3-dev libmosquitto-dev libnats-dev librdkafka-dev libsystemd-dev)
 case "${1:-}" in
     --tests) packages+=(chromium openssl python3-venv mosquitto mosquitto-clients gpsd python3-gps nats-server) ;;
     --bench) packages+=(mosquitto postgresql-15-postgis-3 python3-psycopg2 nats-server) ;;

@@ -29,8 +29,9 @@ run() {
 if [ $# -gt 0 ]; then
     run "$@"
 else
-    # The cluster tests run three NATS servers and three `serve` processes: on two cores, beside the rest of the
-    # suite, they starve its timing tests (HTTP timeouts measured to the second). So they run on their own, after.
+    # The cluster tests run three NATS servers, librdkafka's mock Kafka cluster and three `serve` processes per
+    # deployment: on two cores, beside the rest of the suite, they starve its timing tests (HTTP timeouts measured to
+    # the second). So they run on their own, after.
     run --skip ClusterTests
     run --filter ClusterTests
 fi

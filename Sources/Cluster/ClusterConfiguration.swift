@@ -1,17 +1,30 @@
 import TriggerEngine
 
-/// How one instance of a scale-out deployment joins its cluster (`serve --journal nats://…`).
+/// How one instance of a scale-out deployment joins its cluster (`serve --journal nats://…` or `kafka://…`).
 public struct ClusterConfiguration: Sendable {
-    /// The JetStream servers, `nats://host:port` each.
+    /// The log the deployment runs on.
+    public enum Transport: Sendable, Equatable {
+        /// NATS JetStream: streams, key-value leases (`nats://`).
+        case jetStream
+        /// Kafka: topics, a consumer group (`kafka://`).
+        case kafka
+    }
+
+    public var transport: Transport
+    /// The JetStream servers (`nats://host:port` each) or the Kafka bootstrap brokers (`host:port` each).
     public var servers: [String]
     /// This instance's name in leases and logs; unique in the cluster.
     public var instance: String
     /// Partitions of the input stream (fixed for the life of the streams: devices are placed by `fnv1a32(device) % P`).
     public var partitions: Int
-    /// Copies JetStream keeps of every stream and bucket (1, 3 or 5; at most the number of servers).
+    /// Copies JetStream keeps of every stream and bucket (1, 3 or 5; at most the number of servers); with Kafka,
+    /// the replication factor of the topics this instance creates.
     public var replicas: Int
-    /// A partition whose owner stopped renewing its lease is taken over after this long.
+    /// A partition whose owner stopped renewing its lease is taken over after this long (JetStream).
     public var leaseTTL: Duration
+    /// Kafka: a member not heard from for this long leaves the group and its partitions are assigned again
+    /// (`session.timeout.ms`; the broker bounds it, 6–300 s by default).
+    public var sessionTimeout: Duration
     /// How often a partition's owner writes its checkpoint (and so how much a takeover replays).
     public var checkpointInterval: Duration
     /// Prefix of every stream, subject and bucket name: several deployments can share a cluster.
@@ -23,7 +36,9 @@ public struct ClusterConfiguration: Sendable {
 
     public init(servers: [String], instance: String, partitions: Int = 12, replicas: Int = 3, leaseTTL: Duration = .seconds(6),
                 checkpointInterval: Duration = .seconds(5), prefix: String = "geotrigger", wallClock: Bool = false,
-                engine: TriggerEngine.Configuration) {
+                engine: TriggerEngine.Configuration, transport: Transport = .jetStream, sessionTimeout: Duration = .seconds(10)) {
+        self.transport = transport
+        self.sessionTimeout = sessionTimeout
         self.servers = servers
         self.instance = instance
         self.partitions = partitions
@@ -41,5 +56,16 @@ public struct ClusterConfiguration: Sendable {
         let hosts = journal.dropFirst("nats://".count).split(separator: ",", omittingEmptySubsequences: false).map { String($0.filter { $0 != " " }) }
         guard !hosts.isEmpty, !hosts.contains(where: \.isEmpty) else { return nil }
         return hosts.map { $0.hasPrefix("nats://") ? $0 : "nats://\($0)" }
+    }
+
+    /// `kafka://h1:9092,h2:9092` → the bootstrap brokers; nil when `journal` is not a Kafka address.
+    public static func brokers(fromJournal journal: String) -> [String]? {
+        guard journal.hasPrefix("kafka://") else { return nil }
+        let hosts = journal.dropFirst("kafka://".count).split(separator: ",", omittingEmptySubsequences: false).map { String($0.filter { $0 != " " }) }
+        guard !hosts.isEmpty, !hosts.contains(where: \.isEmpty) else { return nil }
+        let bare = hosts.map { $0.hasPrefix("kafka://") ? String($0.dropFirst("kafka://".count)) : $0 }
+        // host:port each, the port a number: librdkafka would otherwise try the name as given, for ever.
+        guard bare.allSatisfy({ h in h.split(separator: ":").count >= 2 && UInt16(h.split(separator: ":").last!) != nil }) else { return nil }
+        return bare
     }
 }

@@ -1,17 +1,15 @@
 import Journal
 import Logging
 import Metrics
-import NATS
 import Synchronization
 import TriggerEngine
 
 /// The accepting side of every instance: any instance takes fixes and sightings for any device and request changes,
-/// writes them to the JetStream streams, and answers once JetStream acknowledged them (stored on a quorum of a
-/// replicated stream). Evaluation happens where the device's partition is owned, not here.
+/// writes them to the deployment's log (JetStream streams or Kafka topics), and answers once the log acknowledged
+/// them (stored on a quorum of a replicated stream; `acks=all` in Kafka). Evaluation happens where the device's
+/// partition is owned, not here.
 public final class ClusterGateway: Sendable {
-    let connection: NATSConnection
-    let names: ClusterNames
-    let partitions: Int
+    let log: any InputLog
     public let requests: RequestsFollower
     let logger: Logger
     private let published = Counter(label: "geotrigger_cluster_published_inputs_total")
@@ -20,10 +18,8 @@ public final class ClusterGateway: Sendable {
     /// follower has read it back.
     private let lastPublishedRequest = Atomic<UInt64>(0)
 
-    init(connection: NATSConnection, names: ClusterNames, partitions: Int, requests: RequestsFollower, logger: Logger) {
-        self.connection = connection
-        self.names = names
-        self.partitions = partitions
+    init(log: any InputLog, requests: RequestsFollower, logger: Logger) {
+        self.log = log
         self.requests = requests
         self.logger = logger
     }
@@ -32,39 +28,44 @@ public final class ClusterGateway: Sendable {
 
     /// Writes a batch of fixes to the partitions of their devices; returns once every part is stored.
     public func publish(fixes: [LocationFix]) async throws(ClusterError) {
-        var parts: [Int: [LocationFix]] = [:]
-        for f in fixes { parts[Partitioning.partition(of: f.device, count: partitions), default: []].append(f) }
-        try await publish(parts.mapValues { HostInput.fixes($0) }, count: fixes.count)
+        try await publish(grouped(fixes, by: \.device).map { ($0.0, HostInput.fixes($0.1)) }, count: fixes.count)
     }
 
     /// Writes a batch of sightings to the partitions of their observers.
     public func publish(sightings: [BeaconSighting]) async throws(ClusterError) {
-        var parts: [Int: [BeaconSighting]] = [:]
-        for s in sightings { parts[Partitioning.partition(of: s.device, count: partitions), default: []].append(s) }
-        try await publish(parts.mapValues { HostInput.sightings($0) }, count: sightings.count)
+        try await publish(grouped(sightings, by: \.device).map { ($0.0, HostInput.sightings($0.1)) }, count: sightings.count)
     }
 
-    private func publish(_ parts: [Int: HostInput], count: Int) async throws(ClusterError) {
+    /// The items by where they go: one part per partition and key (per partition on JetStream, per device on Kafka),
+    /// each keeping the batch's order.
+    private func grouped<T>(_ items: [T], by device: KeyPath<T, String>) -> [(Placement, [T])] {
+        var order: [Placement] = []
+        var parts: [Placement: [T]] = [:]
+        for item in items {
+            let (partition, key) = log.placement(of: item[keyPath: device])
+            let place = Placement(partition: partition, key: key)
+            if parts[place] == nil { order.append(place) }
+            parts[place, default: []].append(item)
+        }
+        return order.map { ($0, parts[$0]!) }
+    }
+
+    private struct Placement: Hashable {
+        var partition: Int
+        var key: String?
+    }
+
+    private func publish(_ parts: [(Placement, HostInput)], count: Int) async throws(ClusterError) {
         let stamp = requestsSequence
-        let messages = parts.map { p, input in
-            var w = ByteWriter(capacity: 4096)
-            return (subject: names.inputSubject(p), data: ClusterInput(requestsSequence: stamp, input: input).encoded(using: &w))
+        var w = ByteWriter(capacity: 4096)
+        let messages = parts.map { place, input in
+            LogAppend(partition: place.partition, key: place.key, data: ClusterInput(requestsSequence: stamp, input: input).encoded(using: &w))
         }
-        let connection = self.connection
-        // The parts go out together; each waits for its own acknowledgement.
-        let failures = await withTaskGroup(of: NATSError?.self) { group in
-            for m in messages {
-                group.addTask {
-                    await NATSConnection.blockingFailure { () throws(NATSError) in _ = try connection.publish(subject: m.subject, data: m.data) }
-                }
-            }
-            var failures: [NATSError] = []
-            for await f in group { if let f { failures.append(f) } }
-            return failures
-        }
-        if let first = failures.first {
+        do {
+            try await log.append(messages)
+        } catch {
             publishFailures.increment()
-            throw .unavailable("JetStream did not store \(failures.count) of \(messages.count) partition batches: \(first)")
+            throw error
         }
         published.increment(by: count)
     }
@@ -74,13 +75,12 @@ public final class ClusterGateway: Sendable {
     public func publish(change: HostInput) async throws(ClusterError) -> UInt64 {
         var w = ByteWriter(capacity: 1024)
         let data = RequestsFollower.encode(change, using: &w)
-        let connection = self.connection, subject = names.requestsSubject
         let sequence: UInt64
         do {
-            sequence = try await NATSConnection.blocking { () throws(NATSError) in try connection.publish(subject: subject, data: data).sequence }
+            sequence = try await log.appendRequest(data)
         } catch {
             publishFailures.increment()
-            throw .unavailable("JetStream did not store the request change: \(error)")
+            throw error
         }
         // Monotonic: concurrent changes may be acknowledged out of order.
         var current = lastPublishedRequest.load(ordering: .relaxed)

@@ -12,4 +12,6 @@ struct ClusterMetrics: Sendable {
     let owned = Gauge(label: "geotrigger_cluster_owned_partitions")
     let suppressedOnce = Counter(label: "geotrigger_cluster_suppressed_once_total")
     let leaseLosses = Counter(label: "geotrigger_cluster_lease_losses_total")
+    /// Kafka: notifications a takeover fired again and did not publish (its predecessor had).
+    let repeatsSkipped = Counter(label: "geotrigger_cluster_repeats_skipped_total")
 }

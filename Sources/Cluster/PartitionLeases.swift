@@ -8,7 +8,7 @@ import Synchronization
 /// the TTL. Live instances heartbeat in a second bucket with the same TTL; each takes up to its share
 /// (⌈P / live instances⌉) of the free partitions and hands over the ones beyond it, checkpointing first. A killed
 /// instance's leases expire and the others take its partitions.
-final class PartitionLeases: @unchecked Sendable {
+final class PartitionLeases: PartitionOwnership, @unchecked Sendable {
     private let configuration: ClusterConfiguration
     private let names: ClusterNames
     private let requests: RequestsFollower
@@ -18,6 +18,7 @@ final class PartitionLeases: @unchecked Sendable {
     private let finished = DispatchSemaphore(value: 0)
     /// The partitions owned now, for `/readyz` and the tests.
     let ownedNow = Mutex<[Int]>([])
+    var owned: [Int] { ownedNow.withLock { $0 } }
 
     init(configuration: ClusterConfiguration, names: ClusterNames, requests: RequestsFollower, metrics: ClusterMetrics, logger: Logger) {
         self.configuration = configuration

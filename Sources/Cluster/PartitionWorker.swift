@@ -89,6 +89,7 @@ final class PartitionWorker: @unchecked Sendable {
         let consumer = try PullConsumer(connection: connection, stream: names.inputStream(partition), subject: names.inputSubject(partition),
                                         from: inputSequence + 1)
         let subject = names.notificationsSubject(partition)
+        let evaluator = PartitionEvaluator(engine: engine, requestsSequence: requestsSequence, requests: requests, metrics: metrics, logger: logger)
         var lastCheckpoint = ContinuousClock.now
         var lastTick = ContinuousClock.now
         var changedSinceCheckpoint = false
@@ -96,13 +97,13 @@ final class PartitionWorker: @unchecked Sendable {
         while true {
             if configuration.wallClock, ContinuousClock.now - lastTick >= .seconds(1) {
                 // The tick goes through the partition's log like any input: a replay moves the clock the same way.
-                let tick = ClusterInput(requestsSequence: requestsSequence, input: .clock(.wallClock()))
+                let tick = ClusterInput(requestsSequence: evaluator.requestsSequence, input: .clock(.wallClock()))
                 try connection.publish(subject: names.inputSubject(partition), data: tick.encoded(using: &writer))
                 lastTick = .now
             }
             switch stopping.load(ordering: .acquiring) {
             case 1:
-                if changedSinceCheckpoint { try checkpoint(engine, inputSequence, requestsSequence, connection) }
+                if changedSinceCheckpoint { try checkpoint(engine, inputSequence, evaluator.requestsSequence, connection) }
                 logger.notice("partition handed over", metadata: ["checkpoint": "\(inputSequence)"])
                 return
             case 2:
@@ -111,27 +112,8 @@ final class PartitionWorker: @unchecked Sendable {
             default: break
             }
             for message in try consumer.fetch(512, timeout: .milliseconds(200)) where message.sequence > inputSequence {
-                let input: ClusterInput
-                do {
-                    input = try ClusterInput(decoding: message.data, sequence: message.sequence)
-                } catch {
-                    // Not ours to evaluate (a foreign producer, a newer format): counted and named, never a crash.
-                    metrics.undecodable.increment()
-                    logger.error("input message skipped", metadata: ["sequence": "\(message.sequence)", "error": "\(error)"])
-                    inputSequence = message.sequence
-                    continue
-                }
-                if input.requestsSequence > requestsSequence {
-                    guard let changes = requests.changes((requestsSequence + 1)...input.requestsSequence, timeout: .seconds(10)) else {
-                        throw ClusterError.unavailable("request changes up to \(input.requestsSequence) not read within 10 s")
-                    }
-                    for change in changes { _ = engine.apply(change) }
-                    requestsSequence = input.requestsSequence
-                }
-                let outcome = engine.apply(input.input)
-                if outcome.rejected > 0 { metrics.rejected.increment(by: outcome.rejected) }
-                for (n, repeats) in outcome.notifications {
-                    if !repeats, try !claimOnce(n, connection) { continue }
+                try evaluator.evaluate(message.data, at: "sequence \(message.sequence)", sequence: message.sequence,
+                                       claim: { try claimOnce($0, connection) }) { n in
                     var json = n.json
                     let sent: Result<Void, NATSError> = json.withUTF8 { b in
                         Result { () throws(NATSError) in
@@ -140,13 +122,11 @@ final class PartitionWorker: @unchecked Sendable {
                     }
                     try sent.get()
                 }
-                if !outcome.notifications.isEmpty { metrics.notifications.increment(by: outcome.notifications.count) }
-                metrics.evaluated.increment()
                 inputSequence = message.sequence
                 changedSinceCheckpoint = true
             }
             if changedSinceCheckpoint, ContinuousClock.now - lastCheckpoint >= configuration.checkpointInterval {
-                try checkpoint(engine, inputSequence, requestsSequence, connection)
+                try checkpoint(engine, inputSequence, evaluator.requestsSequence, connection)
                 lastCheckpoint = .now
                 changedSinceCheckpoint = false
             }
@@ -165,16 +145,12 @@ final class PartitionWorker: @unchecked Sendable {
         if onceBucket == nil {
             onceBucket = try KeyValueBucket(connection: connection, name: names.onceBucket, replicas: configuration.replicas)
         }
-        let tail = n.deliveryId.split(separator: "/").last ?? ""
-        let key = "r." + n.identifier.utf8.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined()
-            + "." + tail.prefix { $0.isNumber }
+        let key = n.onceKey
         let id = Array(n.deliveryId.utf8)
         switch Result(catching: { () throws(NATSError) in try onceBucket!.create(key, value: id) }) {
         case .success: return true
         case .failure(let e) where e.kind == .conflict:
-            if try onceBucket!.get(key)?.value == id { return true }
-            metrics.suppressedOnce.increment()
-            return false
+            return try onceBucket!.get(key)?.value == id
         case .failure(let e): throw e
         }
     }

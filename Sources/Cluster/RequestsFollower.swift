@@ -2,29 +2,28 @@ import Foundation
 import JSON
 import Journal
 import Logging
-import NATS
 import TriggerEngine
 
-/// Reads the requests stream completely, from its first message, and keeps every change in memory by sequence:
+/// Reads the requests log (a JetStream stream, or a Kafka topic of one partition) completely, from its first
+/// message, and keeps every change in memory by sequence:
 /// partition owners apply them from here, and the gateway stamps each input with the newest sequence seen.
-/// Request changes are few and small; the stream keeps them all, so a new instance starts from the first.
+/// Request changes are few and small; the log keeps them all, so a new instance starts from the first.
 public final class RequestsFollower: @unchecked Sendable {
     private let condition = NSCondition()
     // Guarded by `condition`.
     private var changes: [HostInput] = []
     private var pending: Set<String> = []
     private var stopped = false
-    private let connection: NATSConnection
-    private let names: ClusterNames
+    /// A reader of the requests log from a sequence.
+    private let open: @Sendable (UInt64) throws -> any OrderedLogReader
     private let logger: Logger
 
-    public init(connection: NATSConnection, names: ClusterNames, logger: Logger) {
-        self.connection = connection
-        self.names = names
+    init(logger: Logger, open: @escaping @Sendable (UInt64) throws -> any OrderedLogReader) {
+        self.open = open
         self.logger = logger
     }
 
-    /// The sequence of the newest change read (the stream numbers them 1, 2, …).
+    /// The sequence of the newest change read (the log numbers them 1, 2, …).
     public var lastSequence: UInt64 { condition.withLock { UInt64(changes.count) } }
 
     /// Whether a request with this identifier is pending after the changes read so far.
@@ -48,31 +47,28 @@ public final class RequestsFollower: @unchecked Sendable {
 
     /// Reads until `stop()`; runs on a thread of its own.
     public func run() {
-        var consumer: PullConsumer?
+        var consumer: (any OrderedLogReader)?
         while !condition.withLock({ stopped }) {
             do {
-                if consumer == nil {
-                    consumer = try PullConsumer(connection: connection, stream: names.requestsStream, subject: names.requestsSubject,
-                                                from: lastSequence + 1)
-                }
+                if consumer == nil { consumer = try open(lastSequence + 1) }
                 for message in try consumer!.fetch(256, timeout: .milliseconds(200)) {
                     try append(message)
                 }
             } catch {
-                logger.warning("reading the requests stream failed; reading again", metadata: ["error": "\(error)"])
+                logger.warning("reading the requests log failed; reading again", metadata: ["error": "\(error)"])
                 consumer = nil
                 Thread.sleep(forTimeInterval: 0.25)
             }
         }
     }
 
-    private func append(_ message: StoredMessage) throws {
+    private func append(_ message: LogEntry) throws {
         guard message.sequence == lastSequence + 1 else {
             // A consumer made again after a failure may repeat what was read; a gap would be purged changes.
             if message.sequence <= lastSequence { return }
-            throw ClusterError.unavailable("requests stream skipped from \(lastSequence) to \(message.sequence)")
+            throw ClusterError.unavailable("requests log skipped from \(lastSequence) to \(message.sequence)")
         }
-        guard let kind = message.data.first else { throw ClusterError.invalid("empty message \(message.sequence) in the requests stream") }
+        guard let kind = message.data.first else { throw ClusterError.invalid("empty message \(message.sequence) in the requests log") }
         let input = try HostRecord(JournalRecord(kind: kind, payload: Array(message.data.dropFirst())), position: message.sequence).input
         condition.withLock {
             switch input {
@@ -91,7 +87,7 @@ public final class RequestsFollower: @unchecked Sendable {
         }
     }
 
-    /// A request change as the requests stream carries it.
+    /// A request change as the requests log carries it.
     static func encode(_ input: HostInput, using w: inout ByteWriter) -> [UInt8] {
         let record = HostRecord(input: input).journalRecord(using: &w)
         return [record.kind] + record.payload

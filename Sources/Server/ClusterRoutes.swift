@@ -7,9 +7,9 @@ import Journal
 import NIOCore
 import TriggerEngine
 
-/// The API of an instance of a scale-out deployment (`serve --journal nats://…`): inputs and request changes go
-/// to the JetStream streams and are answered once stored there; evaluation happens where each device's partition
-/// is owned, and notifications go to the notification stream. Routes that read engine state (device status,
+/// The API of an instance of a scale-out deployment (`serve --journal nats://…` or `kafka://…`): inputs and
+/// request changes go to the JetStream streams or Kafka topics and are answered once stored there; evaluation
+/// happens where each device's partition is owned, and notifications go to the notification stream or topic. Routes that read engine state (device status,
 /// occupants, the request listing) belong to the partition owners and are not served here (docs/cluster.md).
 struct ClusterRoutes: Sendable {
     let node: ClusterNode

@@ -5,8 +5,9 @@ import Logging
 import NIOCore
 import ServiceLifecycle
 
-/// `geotrigger serve --journal nats://…`: one instance of a scale-out deployment, the HTTP API of `ClusterRoutes`
-/// over a `ClusterNode`. No SQLite file and no local journal: the JetStream cluster keeps everything.
+/// `geotrigger serve --journal nats://…` (or `kafka://…`): one instance of a scale-out deployment, the HTTP API of
+/// `ClusterRoutes` over a `ClusterNode`. No SQLite file and no local journal: the JetStream or Kafka cluster keeps
+/// everything.
 public struct ClusterServer: Sendable {
     public let node: ClusterNode
     let configuration: ServerConfiguration
@@ -25,7 +26,8 @@ public struct ClusterServer: Sendable {
         do {
             node = try ClusterNode(configuration: cluster, logger: logger)
         } catch {
-            throw ServerConfigurationError(reason: "cannot join the JetStream cluster \(cluster.servers.joined(separator: ",")): \(error)")
+            let kind = cluster.transport == .kafka ? "Kafka" : "JetStream"
+            throw ServerConfigurationError(reason: "cannot join the \(kind) cluster \(cluster.servers.joined(separator: ",")): \(error)")
         }
     }
 
@@ -39,7 +41,7 @@ public struct ClusterServer: Sendable {
         return router
     }
 
-    /// Serves until SIGTERM or SIGINT; then the HTTP server stops first (answered batches are in JetStream) and the
+    /// Serves until SIGTERM or SIGINT; then the HTTP server stops first (answered batches are in the log) and the
     /// node hands its partitions over.
     public func run(onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
         let app = Application(

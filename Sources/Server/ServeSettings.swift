@@ -1,3 +1,4 @@
+import Cluster
 import JSON
 import Configuration
 import Delivery
@@ -14,15 +15,17 @@ public enum ServeSettings {
         .init("listen", flag: "listen", .string, default: "127.0.0.1:8080",
               help: "Address to listen on, HOST:PORT or [IPv6]:PORT; port 0 picks a free one (logged). A non-loopback address needs a token."),
         .init("journal", flag: "journal", .string, default: nil,
-              help: "Directory of the journal (every accepted input, fsync'd before it is acknowledged) and its checkpoints; default: the database path with .journal appended. Or nats://HOST:PORT[,HOST:PORT…]: run as one instance of a scale-out deployment on that JetStream cluster (docs/cluster.md)."),
+              help: "Directory of the journal (every accepted input, fsync'd before it is acknowledged) and its checkpoints; default: the database path with .journal appended. Or nats://HOST:PORT[,HOST:PORT…]: run as one instance of a scale-out deployment on that JetStream cluster; or kafka://HOST:PORT[,HOST:PORT…]: the same on that Kafka cluster (docs/cluster.md)."),
         .init("cluster.instance", flag: "instance", .string, default: nil,
-              help: "With a nats:// journal: this instance's name in partition leases, unique in the deployment; default: the host name and process id."),
+              help: "With a nats:// or kafka:// journal: this instance's name in partition leases and the consumer group, unique in the deployment; default: the host name and process id."),
         .init("cluster.partitions", flag: "partitions", .integer, default: "12",
-              help: "With a nats:// journal: partitions of the input stream (devices go to fnv1a32(device) % P); every instance must say the same."),
+              help: "With a nats:// or kafka:// journal: partitions of the input (devices go to fnv1a32(device) % P on JetStream, to the Java client's murmur2 partition on Kafka); every instance must say the same."),
         .init("cluster.replicas", flag: "replicas", .integer, default: "3",
-              help: "With a nats:// journal: copies JetStream keeps of every stream and bucket (1, 3 or 5, at most the servers)."),
+              help: "With a nats:// journal: copies JetStream keeps of every stream and bucket (1, 3 or 5, at most the servers). With kafka://: the replication factor of the topics an instance creates."),
         .init("cluster.leaseTTL", flag: "lease-ttl", .number, default: "6",
               help: "With a nats:// journal: seconds after which a silent instance's partitions are taken over."),
+        .init("cluster.sessionTimeout", flag: "session-timeout", .number, default: "10",
+              help: "With a kafka:// journal: the consumer group's session.timeout.ms, in seconds: a silent instance leaves the group and its partitions are assigned again after this (the broker bounds it, 6 to 300 s by default)."),
         .init("journal.segmentBytes", flag: "journal-segment-bytes", .integer, default: "67108864",
               help: "A journal segment file is closed and a new one started once it would grow past this many bytes."),
         .init("checkpoint.interval", flag: "checkpoint-interval", .number, default: "60",
@@ -237,6 +240,9 @@ public enum ServeSettings {
         if let journal = c.journalPath, journal.hasPrefix("nats://"), c.clusterServers == nil {
             throw fail("journal", "expected nats://HOST:PORT[,HOST:PORT…], got '\(journal)'")
         }
+        if let journal = c.journalPath, journal.hasPrefix("kafka://"), ClusterConfiguration.brokers(fromJournal: journal) == nil {
+            throw fail("journal", "expected kafka://HOST:PORT[,HOST:PORT…], got '\(journal)'")
+        }
         if let instance = string("cluster.instance") {
             guard !instance.isEmpty, instance.allSatisfy({ $0.isLetter || $0.isNumber || "-_.".contains($0) }) else {
                 throw fail("cluster.instance", "an instance name is letters, digits, '-', '_' and '.', got '\(instance)'")
@@ -248,12 +254,20 @@ public enum ServeSettings {
             c.clusterPartitions = p
         }
         if case .int(let r)? = values["cluster.replicas"]?.value {
-            guard [1, 3, 5].contains(r) else { throw fail("cluster.replicas", "must be 1, 3 or 5, got \(r)") }
+            if c.clusterLog?.transport == .kafka {
+                guard r >= 1 else { throw fail("cluster.replicas", "must be at least 1, got \(r)") }
+            } else {
+                guard [1, 3, 5].contains(r) else { throw fail("cluster.replicas", "must be 1, 3 or 5, got \(r)") }
+            }
             c.clusterReplicas = r
         }
         if let ttl = try Self.seconds("cluster.leaseTTL", values, fail: fail) {
             guard ttl >= .seconds(1) else { throw fail("cluster.leaseTTL", "must be at least 1 second") }
             c.clusterLeaseTTL = ttl / .seconds(1)
+        }
+        if let session = try Self.seconds("cluster.sessionTimeout", values, fail: fail) {
+            guard session >= .seconds(1) else { throw fail("cluster.sessionTimeout", "must be at least 1 second") }
+            c.clusterSessionTimeout = session / .seconds(1)
         }
         if case .int(let bytes)? = values["journal.segmentBytes"]?.value {
             guard bytes >= 4096 else { throw fail("journal.segmentBytes", "must be at least 4096, got \(bytes)") }

@@ -41,16 +41,25 @@ public struct ServerConfiguration: Sendable {
     /// Start despite damage inside the journal or the newest checkpoint: keep what precedes it and say loudly
     /// what was skipped.
     public var recover = false
-    /// With a `nats://` journal: this instance's name, the input stream's partitions, JetStream's copies and the
-    /// lease TTL (docs/cluster.md).
+    /// With a `nats://` or `kafka://` journal: this instance's name, the input's partitions, the copies of every
+    /// stream or topic, the lease TTL (JetStream) and the group's session timeout (Kafka) (docs/cluster.md).
     public var clusterInstance: String?
     public var clusterPartitions = 12
     public var clusterReplicas = 3
     public var clusterLeaseTTL: Double = 6
+    public var clusterSessionTimeout: Double = 10
 
     /// The JetStream servers when the journal is `nats://HOST:PORT[,HOST:PORT…]`: this is then one instance of a
     /// scale-out deployment.
     public var clusterServers: [String]? { journalPath.flatMap(ClusterConfiguration.servers(fromJournal:)) }
+
+    /// The deployment's log when the journal is `nats://…` or `kafka://…`, with its servers or brokers.
+    public var clusterLog: (transport: ClusterConfiguration.Transport, servers: [String])? {
+        guard let journal = journalPath else { return nil }
+        if let servers = ClusterConfiguration.servers(fromJournal: journal) { return (.jetStream, servers) }
+        if let brokers = ClusterConfiguration.brokers(fromJournal: journal) { return (.kafka, brokers) }
+        return nil
+    }
 
     /// The journal directory in use.
     public var effectiveJournalPath: String { journalPath ?? databasePath + ".journal" }

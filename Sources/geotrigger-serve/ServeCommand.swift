@@ -60,6 +60,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ServeCommand.help("cluster.partitions")) var partitions: Int?
     @Option(help: ServeCommand.help("cluster.replicas")) var replicas: Int?
     @Option(help: ServeCommand.help("cluster.leaseTTL")) var leaseTtl: Double?
+    @Option(help: ServeCommand.help("cluster.sessionTimeout")) var sessionTimeout: Double?
     @Flag(help: "Start despite damage inside the journal or the newest checkpoint: use the newest good checkpoint and the journal up to the damage, and report loudly what was skipped (moved aside, not deleted).")
     var recover = false
     @Option(help: ServeCommand.help("listen")) var listen: String?
@@ -135,6 +136,7 @@ struct ServeCommand: AsyncParsableCommand {
         put("cluster.partitions", partitions)
         put("cluster.replicas", replicas)
         put("cluster.leaseTTL", leaseTtl)
+        put("cluster.sessionTimeout", sessionTimeout)
         return f
     }
 
@@ -168,8 +170,8 @@ struct ServeCommand: AsyncParsableCommand {
         }
 
         let configuration = { var c = settings.configuration; c.recover = recover; return c }()
-        if let servers = configuration.clusterServers {
-            try await runCluster(configuration, servers: servers, bluetooth: settings.bluetoothAdapter, logger: logger,
+        if let log = configuration.clusterLog {
+            try await runCluster(configuration, log: log, bluetooth: settings.bluetoothAdapter, logger: logger,
                                  metricsText: { registry.emitToBuffer() })
             return
         }
@@ -198,21 +200,22 @@ struct ServeCommand: AsyncParsableCommand {
         })
     }
 
-    /// `--journal nats://…`: one instance of a scale-out deployment (docs/cluster.md).
-    func runCluster(_ configuration: ServerConfiguration, servers: [String], bluetooth: String?, logger: Logger,
+    /// `--journal nats://…` or `kafka://…`: one instance of a scale-out deployment (docs/cluster.md).
+    func runCluster(_ configuration: ServerConfiguration, log: (transport: ClusterConfiguration.Transport, servers: [String]), bluetooth: String?, logger: Logger,
                     metricsText: @escaping @Sendable () -> [UInt8]) async throws {
         let server: ClusterServer
         do {
             if !configuration.sinks.isEmpty || !configuration.inputs.isEmpty || bluetooth != nil {
-                throw ServerConfigurationError(reason: "--sink, --input and --bluetooth are not used with a nats:// journal: inputs arrive over HTTP, and notifications go to the notification stream (docs/cluster.md)")
+                throw ServerConfigurationError(reason: "--sink, --input and --bluetooth are not used with a nats:// or kafka:// journal: inputs arrive over HTTP, and notifications go to the notification stream or topic (docs/cluster.md)")
             }
             let engine = configuration.engineConfiguration
             let instance = configuration.clusterInstance ?? "\(ProcessInfo.processInfo.hostName)-\(ProcessInfo.processInfo.processIdentifier)"
             let cluster = ClusterConfiguration(
-                servers: servers, instance: instance, partitions: configuration.clusterPartitions, replicas: configuration.clusterReplicas,
+                servers: log.servers, instance: instance, partitions: configuration.clusterPartitions, replicas: configuration.clusterReplicas,
                 leaseTTL: .milliseconds(Int64(configuration.clusterLeaseTTL * 1000)),
                 checkpointInterval: .milliseconds(Int64(configuration.checkpointInterval * 1000)),
-                wallClock: configuration.clock == .wall, engine: engine)
+                wallClock: configuration.clock == .wall, engine: engine, transport: log.transport,
+                sessionTimeout: .milliseconds(Int64(configuration.clusterSessionTimeout * 1000)))
             server = try ClusterServer(configuration: configuration, cluster: cluster, logger: logger, metricsText: metricsText)
         } catch {
             logger.critical("cannot start", metadata: ["error": "\(error)"])

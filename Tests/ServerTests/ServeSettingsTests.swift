@@ -109,6 +109,22 @@ import Testing
         #expect(await error(configFile: typed).hasPrefix("file \(typed) key maxBodyBytes: maxBodyBytes must be an integer"))
     }
 
+    /// `--journal kafka://…` selects the Kafka path with its own checks: brokers as HOST:PORT, a session timeout,
+    /// any replication factor (JetStream's replicas must be 1, 3 or 5).
+    @Test func kafkaJournalSettings() async throws {
+        let kafka = try await ServeSettings.resolve(
+            flags: ["journal": .string("kafka://k1:9092,k2:9092"), "cluster.sessionTimeout": .number(4), "cluster.replicas": .integer(2)],
+            environment: [:], configFile: nil).configuration
+        #expect(kafka.clusterLog?.transport == .kafka && kafka.clusterLog?.servers == ["k1:9092", "k2:9092"])
+        #expect(kafka.clusterSessionTimeout == 4 && kafka.clusterReplicas == 2)
+        #expect(try await ServeSettings.resolve(flags: ["journal": .string("nats://n:4222")], environment: [:], configFile: nil)
+            .configuration.clusterLog?.transport == .jetStream)
+        #expect(await error(flags: ["journal": .string("kafka://k1")]) == "flag --journal: expected kafka://HOST:PORT[,HOST:PORT…], got 'kafka://k1'")
+        #expect(await error(flags: ["journal": .string("kafka://k:9092"), "cluster.sessionTimeout": .number(0.5)])
+            .contains("must be at least 1 second"))
+        #expect(await error(flags: ["journal": .string("nats://n:4222"), "cluster.replicas": .integer(2)]).contains("must be 1, 3 or 5"))
+    }
+
     @Test func badFilesAreReportedPrecisely() async throws {
         let missing = directory.appendingPathComponent("missing.json").path
         #expect(await error(configFile: missing) == "configuration file \(missing): \(missing) does not exist")

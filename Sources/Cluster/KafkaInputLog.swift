@@ -1,0 +1,36 @@
+import Kafka
+
+/// `InputLog` over Kafka: the input topic, each device's messages keyed by its id in the partition murmur2 gives
+/// it (where a Java producer would put them), and the one-partition requests topic; an idempotent producer with
+/// `acks=all`, each append answered once the brokers acknowledged every message.
+struct KafkaInputLog: InputLog {
+    let producer: KafkaProducer
+    let names: ClusterNames
+    let partitions: Int
+
+    func placement(of device: String) -> (partition: Int, key: String?) { (KafkaPartitioner.partition(of: device, count: partitions), device) }
+
+    func append(_ messages: [LogAppend]) async throws(ClusterError) {
+        let producer = self.producer, topic = names.inputTopic
+        let out = messages.map { KafkaMessage(topic: topic, partition: $0.partition, key: $0.key.map { Array($0.utf8) }, value: $0.data) }
+        do {
+            _ = try await BlockingCalls.run { try producer.send(out) }
+        } catch {
+            throw .unavailable("Kafka did not store \(messages.count) input messages: \(error)")
+        }
+    }
+
+    func appendRequest(_ data: [UInt8]) async throws(ClusterError) -> UInt64 {
+        let producer = self.producer, topic = names.requestsTopic
+        do {
+            let offsets = try await BlockingCalls.run { try producer.send([KafkaMessage(topic: topic, partition: 0, key: nil, value: data)]) }
+            return UInt64(offsets[0] + 1)
+        } catch {
+            throw .unavailable("Kafka did not store the request change: \(error)")
+        }
+    }
+
+    var failureReason: String? {
+        producer.brokersReachable ? nil : "no Kafka broker reachable (\(producer.brokers))"
+    }
+}
