@@ -18,58 +18,66 @@ public struct ContentTemplate: Hashable, Sendable {
     public var isConstant: Bool { segments.allSatisfy { if case .text = $0 { return true } else { return false } } }
 
     /// The placeholders the SPEC defines; `userInfo.KEY` must name a top-level key of the request's userInfo.
+    /// Scans UTF-8 bytes (braces are ASCII, so they never occur inside a multi-byte character): iterating
+    /// `Character`s here was most of the allocations of loading a request. Errors still count characters.
     public init(_ source: String, userInfoKeys: Set<String>) throws(TemplateError) {
         self.source = source
         var segments: [Segment] = []
-        var text = ""
-        var chars = Array(source)
+        var text: [UInt8] = []
+        let bytes = Array(source.utf8)
+        // The character position of byte `i`, for error messages only.
+        func character(_ i: Int) -> Int { String(decoding: bytes[..<i], as: UTF8.self).count }
+        let open = UInt8(ascii: "{"), close = UInt8(ascii: "}")
         var i = 0
-        chars.reserveCapacity(0)
-        while i < chars.count {
-            let c = chars[i]
-            if c == "{" {
-                if i + 1 < chars.count, chars[i + 1] == "{" { text.append("{"); i += 2; continue }
-                guard let close = chars[(i + 1)...].firstIndex(of: "}") else {
-                    throw TemplateError(reason: "unclosed '{' at character \(i)")
-                }
-                let name = String(chars[(i + 1)..<close])
-                let p: Placeholder
-                switch name {
-                case "device": p = .device
-                case "region.id": p = .regionID
-                case "region.name": p = .regionName
-                case "event": p = .event
-                case "fix.time": p = .fixTime
-                case "fix.latitude": p = .fixLatitude
-                case "fix.longitude": p = .fixLongitude
-                case "beacon.proximity": p = .beaconProximity
-                default:
-                    if name.hasPrefix("userInfo.") {
-                        let key = String(name.dropFirst("userInfo.".count))
-                        guard userInfoKeys.contains(key) else {
-                            throw TemplateError(reason: "placeholder {\(name)} names a key that userInfo does not have")
-                        }
-                        p = .userInfo(key)
-                    } else {
-                        throw TemplateError(
-                            reason: "unknown placeholder {\(name)}; known: {device}, {region.id}, {region.name}, {event}, "
-                                + "{fix.time}, {fix.latitude}, {fix.longitude}, {beacon.proximity}, {userInfo.KEY}")
-                    }
-                }
-                if !text.isEmpty { segments.append(.text(text)); text = "" }
-                segments.append(.placeholder(p))
-                i = close + 1
-            } else if c == "}" {
-                if i + 1 < chars.count, chars[i + 1] == "}" { text.append("}"); i += 2; continue }
-                throw TemplateError(reason: "unmatched '}' at character \(i); write '}}' for a literal brace")
-            } else {
-                text.append(c)
-                i += 1
+        var runStart = 0  // the start of the text run not yet copied into `text`
+        while i < bytes.count {
+            let c = bytes[i]
+            guard c == open || c == close else { i += 1; continue }
+            text.append(contentsOf: bytes[runStart..<i])
+            if i + 1 < bytes.count, bytes[i + 1] == c {
+                text.append(c)  // `{{` or `}}`: a literal brace
+                i += 2
+                runStart = i
+                continue
             }
+            guard c == open else {
+                throw TemplateError(reason: "unmatched '}' at character \(character(i)); write '}}' for a literal brace")
+            }
+            guard let end = bytes[(i + 1)...].firstIndex(of: close) else {
+                throw TemplateError(reason: "unclosed '{' at character \(character(i))")
+            }
+            let name = String(decoding: bytes[(i + 1)..<end], as: UTF8.self)
+            let p: Placeholder
+            switch name {
+            case "device": p = .device
+            case "region.id": p = .regionID
+            case "region.name": p = .regionName
+            case "event": p = .event
+            case "fix.time": p = .fixTime
+            case "fix.latitude": p = .fixLatitude
+            case "fix.longitude": p = .fixLongitude
+            case "beacon.proximity": p = .beaconProximity
+            default:
+                if name.hasPrefix("userInfo.") {
+                    let key = String(name.dropFirst("userInfo.".count))
+                    guard userInfoKeys.contains(key) else {
+                        throw TemplateError(reason: "placeholder {\(name)} names a key that userInfo does not have")
+                    }
+                    p = .userInfo(key)
+                } else {
+                    throw TemplateError(
+                        reason: "unknown placeholder {\(name)}; known: {device}, {region.id}, {region.name}, {event}, "
+                            + "{fix.time}, {fix.latitude}, {fix.longitude}, {beacon.proximity}, {userInfo.KEY}")
+                }
+            }
+            if !text.isEmpty { segments.append(.text(String(decoding: text, as: UTF8.self))); text.removeAll(keepingCapacity: true) }
+            segments.append(.placeholder(p))
+            i = end + 1
+            runStart = i
         }
-        if !text.isEmpty { segments.append(.text(text)) }
+        text.append(contentsOf: bytes[runStart..<bytes.count])
+        if !text.isEmpty { segments.append(.text(runStart == 0 ? source : String(decoding: text, as: UTF8.self))) }
         self.segments = segments
-        chars = []
     }
 
     public func render(_ value: (Placeholder) -> String) -> String {

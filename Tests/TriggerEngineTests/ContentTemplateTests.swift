@@ -27,4 +27,28 @@ import TriggerEngine
         #expect(rendered == expected)
         #expect(Array(rendered.utf8) == Array(expected.utf8))
     }
+
+    /// Errors name the character (not the byte) where the template goes wrong.
+    @Test(arguments: [
+        ("Hi {device", "unclosed '{' at character 3"),
+        ("Grüße } x", "unmatched '}' at character 6; write '}}' for a literal brace"),
+        ("🚢🚢 {event", "unclosed '{' at character 3"),
+        ("{nope}", "unknown placeholder {nope}; known: {device}, {region.id}, {region.name}, {event}, {fix.time}, {fix.latitude}, {fix.longitude}, {beacon.proximity}, {userInfo.KEY}"),
+        ("{userInfo.missing}", "placeholder {userInfo.missing} names a key that userInfo does not have"),
+    ])
+    func errorsNameTheCharacter(source: String, reason: String) {
+        do {
+            _ = try ContentTemplate(source, userInfoKeys: ["note"])
+            Issue.record("\(source) was accepted")
+        } catch {
+            #expect(error.reason == reason)
+        }
+    }
+
+    @Test func literalBracesAndConstantsAreText() throws {
+        let t = try ContentTemplate("🚢{{x}} {{{event}}}", userInfoKeys: [])
+        #expect(t.render { _ in "entry" } == "🚢{x} {entry}")
+        #expect(!t.isConstant)
+        #expect(try ContentTemplate("no placeholders, ünïcode", userInfoKeys: []).isConstant)
+    }
 }

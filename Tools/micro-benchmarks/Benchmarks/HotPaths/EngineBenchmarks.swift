@@ -1,4 +1,5 @@
 import Benchmark
+import JSON
 import TriggerEngine
 
 /// The engine's probe: a fix evaluated against the region index with no transition (the common case).
@@ -13,6 +14,19 @@ enum EngineBenchmarks {
             blackHole(fired)
         } setup: {
             try Fixtures.sparseEngine(circles: 10_000, devices: 1_000)
+        }
+
+        // Loading regions (a start, a restart, PUT /v1/requests): a circle request's JSON parsed, decoded, compiled
+        // and indexed; each iteration loads 1,000 into a new engine.
+        Benchmark("Engine.loadCircleRequests") { benchmark, texts in
+            let engine = TriggerEngine()
+            for k in benchmark.scaledIterations {
+                let request = try RequestDecoder().decodeRequest(try JSONParser.parse(texts[k % texts.count]))
+                _ = try engine.add(request)
+            }
+            blackHole(engine)
+        } setup: {
+            Fixtures.circleRequestTexts(count: 1_000)
         }
     }
 }

@@ -28,13 +28,21 @@ enum Fixtures {
     }
 
     static func circle(_ k: Int, latitude: Double, longitude: Double, radius: Double) throws -> NotificationRequest {
-        let json = """
+        try RequestDecoder().decodeRequest(try JSONParser.parse(circleText(k, latitude: latitude, longitude: longitude, radius: radius)))
+    }
+
+    /// `count` distinct circle requests as JSON text, on a grid (identifiers r0, r1, …).
+    static func circleRequestTexts(count: Int) -> [String] {
+        (0..<count).map { k in circleText(k, latitude: 51.0 + Double(k / 100) * 0.01, longitude: 4.0 + Double(k % 100) * 0.01, radius: 150) }
+    }
+
+    static func circleText(_ k: Int, latitude: Double, longitude: Double, radius: Double) -> String {
+        """
             {"identifier": "r\(k)", "content": {"title": "{event} {region.id}", "body": "Vessel {device} at {region.name}",
              "userInfo": {"berth": \(k), "port": "Rotterdam"}},
              "trigger": {"type": "location", "repeats": true,
                          "region": {"type": "circle", "id": "c\(k)", "name": "Berth \(k)", "center": {"latitude": \(latitude), "longitude": \(longitude)}, "radius": \(radius)}}}
             """
-        return try RequestDecoder().decodeRequest(try JSONParser.parse(json))
     }
 
     /// One circle and 500 devices stepping in and out of it: every fix fires.
