@@ -13,8 +13,7 @@ final class KafkaPartitionGroup: PartitionOwnership, @unchecked Sendable {
     private let requests: RequestsFollower
     private let metrics: ClusterMetrics
     private let logger: Logger
-    private let stopped = Atomic<Bool>(false)
-    private let finished = DispatchSemaphore(value: 0)
+    private let thread = ClusterThread()
     private let ownedNow = Mutex<[Int]>([])
     private let consumer = Mutex<KafkaGroupConsumer?>(nil)
     /// Touched only by the rebalance callback, on the polling thread.
@@ -31,18 +30,12 @@ final class KafkaPartitionGroup: PartitionOwnership, @unchecked Sendable {
     var owned: [Int] { ownedNow.withLock { $0 } }
 
     func start() {
-        let thread = Thread { [self] in
-            run()
-            finished.signal()
-        }
-        thread.name = "kafka group"
-        thread.start()
+        thread.start("kafka group") { [self] in run() }
     }
 
     /// Leaves the group: the last revocation checkpoints every partition before the others are given them.
     func stop() {
-        stopped.store(true, ordering: .releasing)
-        finished.wait()
+        thread.stop(.handOver)
     }
 
     /// librdkafka properties of the group member: the session timeout, heartbeats a third of it.
@@ -53,7 +46,7 @@ final class KafkaPartitionGroup: PartitionOwnership, @unchecked Sendable {
 
     private func run() {
         var member: KafkaGroupConsumer?
-        while !stopped.load(ordering: .acquiring) {
+        while !thread.stopRequested {
             if member == nil {
                 do {
                     member = try KafkaGroupConsumer(

@@ -27,8 +27,7 @@ final class KafkaPartitionWorker: @unchecked Sendable {
     private let commit: @Sendable (Int, Int64) throws -> Void
     private let logger: Logger
     private let metrics: ClusterMetrics
-    private let stopping = Atomic<Int>(0)  // 0 running, 1 stop with a checkpoint, 2 stop at once
-    private let finished = DispatchSemaphore(value: 0)
+    private let thread = ClusterThread()
     private var brokers: String { configuration.servers.joined(separator: ",") }
     private var clientId: String { "\(configuration.instance)-p\(partition)" }
 
@@ -46,22 +45,16 @@ final class KafkaPartitionWorker: @unchecked Sendable {
     }
 
     func start() {
-        let thread = Thread { [self] in
-            run()
-            finished.signal()
-        }
-        thread.name = "kafka partition \(partition)"
-        thread.start()
+        thread.start("kafka partition \(partition)") { [self] in run() }
     }
 
     /// Stops and waits: with `checkpoint`, checkpointed first so the next owner replays nothing (a revocation);
     /// without, at once (the assignment was lost: another member may own the partition already).
     func stop(checkpoint: Bool) {
-        stopping.store(checkpoint ? 1 : 2, ordering: .releasing)
-        finished.wait()
+        thread.stop(checkpoint ? .handOver : .now)
     }
 
-    private var stopRequested: Bool { stopping.load(ordering: .acquiring) != 0 }
+    private var stopRequested: Bool { thread.stopRequested }
 
     private func run() {
         while !stopRequested {
@@ -120,16 +113,16 @@ final class KafkaPartitionWorker: @unchecked Sendable {
                 try producer.send([KafkaMessage(topic: names.inputTopic, partition: partition, key: nil, value: tick.encoded(using: &writer))])
                 lastTick = .now
             }
-            switch stopping.load(ordering: .acquiring) {
-            case 1:
+            switch thread.requested {
+            case .handOver:
                 if changedSinceCheckpoint { try checkpoint(evaluator, &state, &location, replaying: state.inputOffset <= replayedThrough, producer) }
                 commitCheckpointed(state.inputOffset)
                 logger.notice("partition handed over", metadata: ["checkpoint": "\(state.inputOffset)"])
                 return
-            case 2:
+            case .now:
                 logger.notice("partition left without a checkpoint (assignment lost)", metadata: ["at": "\(state.inputOffset)"])
                 return
-            default: break
+            case .running: break
             }
             for record in try reader.fetch(512, timeout: .milliseconds(200)) where record.offset >= state.inputOffset {
                 try evaluator.evaluate(record.value, at: "offset \(record.offset)", sequence: UInt64(record.offset + 1), claim: once.claim) { n in

@@ -14,8 +14,7 @@ final class PartitionLeases: PartitionOwnership, @unchecked Sendable {
     private let requests: RequestsFollower
     private let metrics: ClusterMetrics
     private let logger: Logger
-    private let stopped = Atomic<Bool>(false)
-    private let finished = DispatchSemaphore(value: 0)
+    private let thread = ClusterThread()
     /// The partitions owned now, for `/readyz` and the tests.
     let ownedNow = Mutex<[Int]>([])
     var owned: [Int] { ownedNow.withLock { $0 } }
@@ -29,18 +28,12 @@ final class PartitionLeases: PartitionOwnership, @unchecked Sendable {
     }
 
     func start() {
-        let thread = Thread { [self] in
-            run()
-            finished.signal()
-        }
-        thread.name = "partition leases"
-        thread.start()
+        thread.start("partition leases") { [self] in run() }
     }
 
     /// Hands every partition over (checkpoint, then lease deleted) and leaves the member list.
     func stop() {
-        stopped.store(true, ordering: .releasing)
-        finished.wait()
+        thread.stop(.handOver)
     }
 
     private struct Tenure {
@@ -54,7 +47,7 @@ final class PartitionLeases: PartitionOwnership, @unchecked Sendable {
         var buckets: (leases: KeyValueBucket, members: KeyValueBucket, connection: NATSConnection)?
         let round = configuration.leaseTTL / 3
         let me = Array(configuration.instance.utf8)
-        while !stopped.load(ordering: .acquiring) {
+        while !thread.stopRequested {
             let began = ContinuousClock.now
             do {
                 if buckets == nil {
@@ -87,7 +80,7 @@ final class PartitionLeases: PartitionOwnership, @unchecked Sendable {
             }
             publish(owned)
             let next = began + round
-            while ContinuousClock.now < next, !stopped.load(ordering: .acquiring) { Thread.sleep(forTimeInterval: 0.05) }
+            while ContinuousClock.now < next, !thread.stopRequested { Thread.sleep(forTimeInterval: 0.05) }
         }
         for (p, t) in owned.sorted(by: { $0.key < $1.key }) {
             t.worker.stop(checkpoint: true)

@@ -22,8 +22,7 @@ final class PartitionWorker: @unchecked Sendable {
     private let requests: RequestsFollower
     private let logger: Logger
     private let metrics: ClusterMetrics
-    private let stopping = Atomic<Int>(0)  // 0 running, 1 stop with a checkpoint, 2 stop at once
-    private let finished = DispatchSemaphore(value: 0)
+    private let thread = ClusterThread()
 
     init(partition: Int, configuration: ClusterConfiguration, names: ClusterNames, requests: RequestsFollower,
          metrics: ClusterMetrics, logger: Logger) {
@@ -38,22 +37,16 @@ final class PartitionWorker: @unchecked Sendable {
     }
 
     func start() {
-        let thread = Thread { [self] in
-            run()
-            finished.signal()
-        }
-        thread.name = "partition \(partition)"
-        thread.start()
+        thread.start("partition \(partition)") { [self] in run() }
     }
 
     /// Stops and waits: with `checkpoint`, the partition's state is checkpointed first so the next owner replays
     /// nothing (a handover); without, it stops at once (the lease is lost: another instance may own it already).
     func stop(checkpoint: Bool) {
-        stopping.store(checkpoint ? 1 : 2, ordering: .releasing)
-        finished.wait()
+        thread.stop(checkpoint ? .handOver : .now)
     }
 
-    private var stopRequested: Bool { stopping.load(ordering: .acquiring) != 0 }
+    private var stopRequested: Bool { thread.stopRequested }
 
     private func run() {
         var connection: NATSConnection?
@@ -101,15 +94,15 @@ final class PartitionWorker: @unchecked Sendable {
                 try connection.publish(subject: names.inputSubject(partition), data: tick.encoded(using: &writer))
                 lastTick = .now
             }
-            switch stopping.load(ordering: .acquiring) {
-            case 1:
+            switch thread.requested {
+            case .handOver:
                 if changedSinceCheckpoint { try checkpoint(engine, inputSequence, evaluator.requestsSequence, connection) }
                 logger.notice("partition handed over", metadata: ["checkpoint": "\(inputSequence)"])
                 return
-            case 2:
+            case .now:
                 logger.notice("partition left without a checkpoint (lease lost)", metadata: ["at": "\(inputSequence)"])
                 return
-            default: break
+            case .running: break
             }
             for message in try consumer.fetch(512, timeout: .milliseconds(200)) where message.sequence > inputSequence {
                 try evaluator.evaluate(message.data, at: "sequence \(message.sequence)", sequence: message.sequence,

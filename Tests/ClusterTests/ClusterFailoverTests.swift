@@ -89,17 +89,8 @@ import TestSupport
         print("cluster failover: \(clusterLines.count) notifications in the stream, \(single.count) from a single-instance replay")
         #expect(single.count > 2000, "the workload fires too little to test anything: \(single.count)")
 
-        let ids = try clusterLines.map { try Self.deliveryId($0) }
-        let counts = Dictionary(ids.map { ($0, 1) }, uniquingKeysWith: +)
-        let repeated = counts.filter { $0.value > 1 }
-        #expect(repeated.count == 0, "delivered more than once: \(repeated.keys.sorted().prefix(5))")
-        let singleByID = Dictionary(try single.map { (try Self.deliveryId($0), $0) }, uniquingKeysWith: { a, _ in a })
-        let clusterByID = Dictionary(zip(ids, clusterLines), uniquingKeysWith: { a, _ in a })
-        let lost = Set(singleByID.keys).subtracting(clusterByID.keys), extra = Set(clusterByID.keys).subtracting(singleByID.keys)
-        #expect(lost.count == 0, "lost, e.g. \(lost.sorted().prefix(5))")
-        #expect(extra.count == 0, "extra, e.g. \(extra.sorted().prefix(5))")
-        let differing = singleByID.filter { id, line in clusterByID[id].map { $0 != line } ?? false }
-        #expect(differing.count == 0, "differ, e.g. \(differing.first.map { "\($0.value)\n vs \(clusterByID[$0.key]!)" } ?? "")")
+        let comparison = try NotificationComparison(cluster: clusterLines, single: single)
+        let (lost, extra) = (comparison.lost, comparison.extra)
         for i in instances { i.terminate() }
         if !lost.isEmpty || !extra.isEmpty {
             // What a failure needs to be understood: the instances' and servers' logs, and the ids by partition.
@@ -207,8 +198,4 @@ import TestSupport
         }
     }
 
-    static func deliveryId(_ line: String) throws -> String {
-        guard let id = try JSONParser.parse(line)["deliveryId"]?.stringValue else { throw ClusterTestFailure(description: "no deliveryId in \(line)") }
-        return id
-    }
 }

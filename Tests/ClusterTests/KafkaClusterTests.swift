@@ -88,21 +88,12 @@ import TestSupport
         print("kafka cluster: \(clusterLines.count) notifications in the topic, \(single.count) from a single-instance replay")
         #expect(single.count > 1500, "the workload fires too little to test anything: \(single.count)")
 
-        let ids = try clusterLines.map { try ClusterFailoverTests.deliveryId($0) }
+        let comparison = try NotificationComparison(cluster: clusterLines, single: single)
+        let ids = comparison.ids
         // Each notification's headers carry its deliveryId and its input's offset, and it sits in its device's partition.
         #expect(zip(records, ids).allSatisfy { r, id in r.headers[ClusterNames.deliveryIdHeader] == Array(id.utf8) })
         #expect(records.allSatisfy { r in r.headers[ClusterNames.inputOffsetHeader].flatMap { Int64(String(decoding: $0, as: UTF8.self)) } != nil })
         #expect(records.allSatisfy { r in r.key.map { r.partition == KafkaPartitioner.partition(of: $0, count: 6) } ?? false })
-        let counts = Dictionary(ids.map { ($0, 1) }, uniquingKeysWith: +)
-        let repeated = counts.filter { $0.value > 1 }
-        #expect(repeated.count == 0, "delivered more than once: \(repeated.keys.sorted().prefix(5))")
-        let singleByID = Dictionary(try single.map { (try ClusterFailoverTests.deliveryId($0), $0) }, uniquingKeysWith: { a, _ in a })
-        let clusterByID = Dictionary(zip(ids, clusterLines), uniquingKeysWith: { a, _ in a })
-        let lost = Set(singleByID.keys).subtracting(clusterByID.keys), extra = Set(clusterByID.keys).subtracting(singleByID.keys)
-        #expect(lost.count == 0, "lost, e.g. \(lost.sorted().prefix(5))")
-        #expect(extra.count == 0, "extra, e.g. \(extra.sorted().prefix(5))")
-        let differing = singleByID.filter { id, line in clusterByID[id].map { $0 != line } ?? false }
-        #expect(differing.count == 0, "differ, e.g. \(differing.first.map { "\($0.value)\n vs \(clusterByID[$0.key]!)" } ?? "")")
         // The takeover really replayed something: a partition owned again found notifications to skip.
         let skipped = instances.map { $0.log }.joined().components(separatedBy: "published_after_checkpoint=").dropFirst()
             .compactMap { Int($0.prefix { $0.isNumber }) }
@@ -117,7 +108,7 @@ import TestSupport
         let committedAll = (0..<6).map { committed[$0] } == ends.map { Optional($0) }
         #expect(committedAll, "committed \(committed), input ends \(ends)")
         checker.close()
-        if !lost.isEmpty || !extra.isEmpty || !repeated.isEmpty || !committedAll {
+        if !comparison.lost.isEmpty || !comparison.extra.isEmpty || !comparison.repeated.isEmpty || !committedAll {
             let keep = FileManager.default.temporaryDirectory.appendingPathComponent("geotrigger-kafka-failure")
             try? FileManager.default.removeItem(at: keep)
             try? FileManager.default.copyItem(at: directory, to: keep)
