@@ -6,8 +6,9 @@ import Foundation
 ///
 /// `GEOTRIGGER_MICRO_SMOKE=1` (CI): allocations only, a few iterations, zero tolerance against `Thresholds/`
 /// (allocation counts do not depend on the machine's speed, so this checks what a timed unit test could not).
+let smoke = ProcessInfo.processInfo.environment["GEOTRIGGER_MICRO_SMOKE"] != nil
+
 let benchmarks: @Sendable () -> Void = {
-    let smoke = ProcessInfo.processInfo.environment["GEOTRIGGER_MICRO_SMOKE"] != nil
     Benchmark.defaultConfiguration = smoke
         ? .init(metrics: [.mallocCountTotal], warmupIterations: 2, scalingFactor: .kilo, maxDuration: .seconds(5),
                 maxIterations: 5, thresholds: [.mallocCountTotal: .init(absolute: [.p90: 0])])
