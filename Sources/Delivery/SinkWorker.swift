@@ -6,9 +6,9 @@ import TriggerEngine
 /// (per device; one lane for the whole outbox when the sink's concurrency is 1). Up to `concurrency` lanes deliver
 /// at once, each in order; a lane whose batch is not full takes along the next entries of idle lanes (other
 /// devices), so a steady stream over many devices still goes out in batches. A lane that fails retryably backs off
-/// on its own and blocks only its devices (until their backlog fills the window). Every outcome is stored before the entries leave the window: dead letters are
-/// written, the sink's cursor moves over the contiguous settled prefix (one row), and the outbox lets go of what
-/// every sink has settled. Entries settled beyond the cursor (a later device's) are remembered in memory only: a
+/// on its own and blocks only its devices (until their backlog fills the window). Every outcome is stored before the
+/// entries leave the window: dead letters are written, the sink's cursor moves over the contiguous settled prefix
+/// (one row), and the outbox lets go of what every sink has settled. Entries settled beyond the cursor (a later device's) are remembered in memory only: a
 /// restart delivers them again, with the same deliveryIds.
 actor SinkWorker {
     let configured: ConfiguredSink
