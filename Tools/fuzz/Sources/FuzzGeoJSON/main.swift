@@ -3,8 +3,8 @@ import FuzzChecks
 import FuzzDriver
 import TriggerEngine
 
-/// One decoder for the whole run (it owns a GEOS context); the fuzzer calls in on one thread.
-nonisolated(unsafe) let decoder = RequestDecoder()
+/// One decoder for the whole run (a Sendable value, as `serve` keeps one).
+let decoder = RequestDecoder()
 
 /// libFuzzer entry: bytes as a region file (`replay --regions`): `JSONParser`, then `decodeRegionFile`, which reads a
 /// GeoJSON FeatureCollection (Polygon/MultiPolygon through GEOS validation and antimeridian splitting, Point +

@@ -3,8 +3,8 @@ import FuzzChecks
 import FuzzDriver
 import TriggerEngine
 
-/// One decoder for the whole run, as `serve` keeps one (it owns a GEOS context); the fuzzer calls in on one thread.
-nonisolated(unsafe) let decoder = RequestDecoder()
+/// One decoder for the whole run, as `serve` keeps one (a Sendable value, as `serve` keeps one).
+let decoder = RequestDecoder()
 
 /// libFuzzer entry: bytes as a `POST /v1/requests` body: `JSONParser`, then `RequestDecoder.decodeRequests` (polygons
 /// through GEOS validation), as the server's EngineHost does.
