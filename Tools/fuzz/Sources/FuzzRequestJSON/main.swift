@@ -3,7 +3,7 @@ import FuzzChecks
 import FuzzDriver
 import TriggerEngine
 
-/// One decoder for the whole run, as `serve` keeps one (a Sendable value, as `serve` keeps one).
+/// One decoder for the whole run, as `serve` keeps one (a Sendable value).
 let decoder = RequestDecoder()
 
 /// libFuzzer entry: bytes as a `POST /v1/requests` body: `JSONParser`, then `RequestDecoder.decodeRequests` (polygons
