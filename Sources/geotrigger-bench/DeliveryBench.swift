@@ -14,7 +14,8 @@ import TriggerEngine
 /// The journal to a local webhook or MQTT broker: notifications written as journal records to real segment files
 /// (fsync'd), handed to the outbox by the host's feeder, delivered by the real dispatcher and sink (cursors and
 /// dead letters in a real SQLite file) to a Hummingbird receiver on loopback in the same process, or to a
-/// mosquitto started for the run with a QoS 1 subscriber in the same process.
+/// mosquitto started for the run with a QoS 1 subscriber in the same process (offline during the backlog run unless
+/// `--live-receiver`: its persistent session queues at the broker and it drains and checks everything afterwards).
 struct DeliveryBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "delivery",
@@ -31,12 +32,15 @@ struct DeliveryBench: AsyncParsableCommand {
     @Option(help: "Webhook concurrency (devices in flight). MQTT delivers as serve does: MQTTSink.concurrency.") var concurrency = 8
     @Option(help: "Latency run: notifications per second, committed 10 at a time.") var rate = 1000
     @Option(help: "Latency run: seconds.") var seconds = 10
+    @Flag(help: "mqtt: keep the subscriber connected during the backlog run (by default it is offline then, its persistent session queued at the broker, and drains afterwards, so the timed run measures the sink and the broker, not a subscriber on the same two cores).")
+    var liveReceiver = false
 
     func run() async throws {
         var logger = Logger(label: "bench")
         logger.logLevel = .error
         let arrivals = Arrivals()
-        let target = try await DeliveryTarget.start(sink, arrivals: arrivals, batches: batches, concurrency: concurrency, logger: logger)
+        let target = try await DeliveryTarget.start(sink, arrivals: arrivals, batches: batches, concurrency: concurrency,
+                                                    liveReceiver: liveReceiver, logger: logger)
         let missing: Int
         do {
             missing = try await measure(target, arrivals, logger)
@@ -56,6 +60,7 @@ struct DeliveryBench: AsyncParsableCommand {
         for batch in target.batches {
             // Throughput: a backlog (the scheduler was down), drained until every cursor is stored past it.
             arrivals.reset()
+            await target.pause?()
             var backlog = try Bench(sink: try target.makeSink(batch), logger: logger)
             var sequence = 0
             try await backlog.journal(template, count: notifications, devices: devices, from: &sequence)
@@ -67,6 +72,7 @@ struct DeliveryBench: AsyncParsableCommand {
             task.cancel()
             _ = try? await task.value
             await target.close(backlog.sink)
+            try await target.resume?()
             // A broker acknowledges before its subscribers have everything: wait for them before counting.
             let missing = await arrivals.missing(count: notifications)
             missingTotal += missing
