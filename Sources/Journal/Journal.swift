@@ -10,13 +10,11 @@ import Glibc
 /// An append-only journal of framed, checksummed records in segment files: the durable order of everything a host
 /// accepted.
 ///
-/// Writing and waiting are separate, so a host can keep its order and still share fsyncs: `write` gives records
-/// their positions and queues their bytes in memory, in the order of the calls (the host calls it while it holds
-/// its own lock or actor, so it must be cheap), and `waitDurable(through:)` returns once they are in the file and an
-/// fsync has covered them. One thread does the file work, off the caller's: it writes everything queued in one
-/// `pwrite`, then fsyncs; every write that lands meanwhile rides on the next round (group commit), so many
-/// concurrent requests cost one write and one fsync, not one each. (Writing in the caller's `write` put the kernel's
-/// copy into the page cache on the host's actor: 6 % of `serve`'s samples under HTTP ingest.)
+/// Writing and waiting are separate, so a host can keep its order and still share fsyncs: `write` puts records in
+/// the file at once, in the order of the calls (the host calls it while it holds its own lock or actor), and
+/// `waitDurable(through:)` returns once an fsync has covered them. One fsync runs at a time, off the caller's
+/// thread; every write that lands meanwhile rides on the next one (group commit), so many concurrent requests cost
+/// one fsync, not one each.
 ///
 /// Every record has a position (0, 1, 2, …). A checkpoint names the position it covers; `dropSegments(before:)`
 /// then frees what no one needs any more.
@@ -54,15 +52,14 @@ public final class Journal: Sendable {
     private struct State: ~Copyable {
         var segments: [JournalSegment]
         var fd: FileDescriptor?
-        /// Bytes of the current segment, written or queued.
         var fileSize: Int64
-        /// Framed records not yet in the file; they belong at `fileSize - pending.count` of the current segment.
-        var pending: [UInt8] = []
         /// The position the next record gets, and the first one not yet known durable.
         var nextPosition: UInt64
         var durablePosition: UInt64
         var flushing = false
         var waiters: [(position: UInt64, continuation: CheckedContinuation<Result<Void, JournalError>, Never>)] = []
+        /// Descriptors of segments rotated away while an fsync may still use them: closed once it is done.
+        var retired: [FileDescriptor] = []
         var poison: String?
         var statistics = Statistics()
     }
@@ -71,9 +68,6 @@ public final class Journal: Sendable {
     public let configuration: Configuration
     public let openReport: OpenReport
     private let state: Mutex<State>
-    /// Held around all file work (the flush round's write and fsync, a rotation, closing), always before `state`:
-    /// so a rotation never starts a segment while queued bytes of the last one are still being written.
-    private let io = Mutex<Void>(())
     private let logger: Logger
     private let syncQueue = DispatchQueue(label: "geotrigger-journal-fsync")
 
@@ -153,82 +147,53 @@ public final class Journal: Sendable {
     }
 
     deinit {
-        state.withLock { s in try? s.fd?.close() }
+        state.withLock { s in
+            try? s.fd?.close()
+            for r in s.retired { try? r.close() }
+        }
     }
 
     // MARK: Writing
 
-    /// Queues `records` after everything written before, and returns their positions. They are not in the file
-    /// yet, let alone durable: acknowledge nothing before `waitDurable(through: range.upperBound)`. The flush thread
-    /// writes them soon in any case. Only starting a new segment does file work here (rarely: every `segmentBytes`).
+    /// Writes `records` after everything written before, and returns their positions. They are in the file (the
+    /// page cache) but not yet durable: acknowledge nothing before `waitDurable(through: range.upperBound)`.
+    /// A failed write is cut back (nothing half-written stays) and throws.
     @discardableResult
     public func write(_ records: [JournalRecord]) throws(JournalError) -> Range<UInt64> {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(records.reduce(0) { $0 + $1.payload.count + JournalFrame.headerSize + 1 })
         for r in records { JournalFrame.append(r, to: &bytes) }
-        enum Step { case queued(Range<UInt64>, startFlush: Bool), rotate }
-        let queue = { (s: inout State) throws(JournalError) -> Step? in
+        return try state.withLock { s throws(JournalError) -> Range<UInt64> in
             if let poison = s.poison { throw .poisoned(reason: poison) }
-            guard !records.isEmpty else { return .queued(s.nextPosition..<s.nextPosition, startFlush: false) }
+            guard !records.isEmpty else { return s.nextPosition..<s.nextPosition }
             if s.fd == nil || (s.fileSize > Int64(JournalSegment.headerSize)
-                && s.fileSize + Int64(bytes.count) > Int64(self.configuration.segmentBytes)) {
-                return nil
+                && s.fileSize + Int64(bytes.count) > Int64(configuration.segmentBytes)) {
+                try rotate(&s)
+            }
+            guard let fd = s.fd, let path = s.segments.last?.path else { throw .closed }
+            let at = s.fileSize
+            do {
+                var done = 0
+                while done < bytes.count {
+                    done += try bytes.withUnsafeBytes {
+                        try fd.write(toAbsoluteOffset: at + Int64(done), UnsafeRawBufferPointer(rebasing: $0[done...]),
+                                     retryOnInterrupt: true)
+                    }
+                }
+            } catch {
+                // ENOSPC part-way: cut back to the last whole frame, so a retry appends after good data.
+                do { try fd.resize(to: at, retryOnInterrupt: true) } catch {
+                    s.poison = "a failed write could not be cut back: \(error)"
+                }
+                throw .io(operation: "write", path: path, reason: "\(error)")
             }
             let first = s.nextPosition
-            s.pending.append(contentsOf: bytes)
             s.fileSize += Int64(bytes.count)
             s.nextPosition += UInt64(records.count)
             s.statistics.appends += 1
             s.statistics.records += UInt64(records.count)
             s.statistics.bytes += Int64(bytes.count)
-            let start = !s.flushing
-            s.flushing = true
-            return .queued(first..<s.nextPosition, startFlush: start)
-        }
-        var step = try state.withLock { s throws(JournalError) -> Step in try queue(&s) ?? .rotate }
-        if case .rotate = step {
-            step = try io.withLock { _ throws(JournalError) -> Step in
-                try state.withLock { s throws(JournalError) -> Step in
-                    if let queued = try queue(&s) { return queued }  // another caller rotated meanwhile
-                    try writePending(&s)
-                    try rotate(&s)
-                    return try queue(&s) ?? .rotate
-                }
-            }
-        }
-        guard case .queued(let range, let startFlush) = step else { throw .closed }
-        if startFlush { syncQueue.async { self.flushLoop() } }
-        return range
-    }
-
-    /// Writes the queued bytes to the current segment now (with `io` held). A failed write is cut back to the last
-    /// whole frame and poisons the journal: the records queued behind it are not in the file.
-    private func writePending(_ s: inout State) throws(JournalError) {
-        guard !s.pending.isEmpty else { return }
-        guard let fd = s.fd, let path = s.segments.last?.path else { throw .closed }
-        let at = s.fileSize - Int64(s.pending.count)
-        defer { s.pending.removeAll(keepingCapacity: true) }
-        if let failure = Self.writeAll(s.pending, to: fd, at: at, path: path) {
-            s.poison = s.poison ?? "\(failure)"
-            throw failure
-        }
-    }
-
-    /// `pwrite` until all of `bytes` is at `offset`; on failure (ENOSPC part-way) the file is cut back to `offset`,
-    /// so a reopened journal ends at the last whole frame.
-    private static func writeAll(_ bytes: [UInt8], to fd: FileDescriptor, at offset: Int64, path: String) -> JournalError? {
-        do {
-            var done = 0
-            while done < bytes.count {
-                done += try bytes.withUnsafeBytes {
-                    try fd.write(toAbsoluteOffset: offset + Int64(done), UnsafeRawBufferPointer(rebasing: $0[done...]),
-                                 retryOnInterrupt: true)
-                }
-            }
-            return nil
-        } catch {
-            try? fd.resize(to: offset, retryOnInterrupt: true)
-            return .io(operation: "write", path: path, reason: "\(error)")
+            return first..<s.nextPosition
         }
     }
 
@@ -262,30 +227,22 @@ public final class Journal: Sendable {
         return range
     }
 
-    /// Runs on `syncQueue` while anything is queued or anyone waits: write what is queued, fsync, wake the waiters
-    /// it covers, repeat.
+    /// Runs on `syncQueue` while anyone waits: fsync what is written, wake the waiters it covers, repeat.
     private func flushLoop() {
         while true {
-            let (upTo, failure) = io.withLock { _ -> (UInt64, JournalError?) in
-                var bytes: [UInt8] = []
-                let (fd, path, at, upTo, poison) = state.withLock { s in
-                    swap(&bytes, &s.pending)
-                    return (s.fd, s.segments.last?.path ?? directory, s.fileSize - Int64(bytes.count), s.nextPosition, s.poison)
-                }
-                // Closed: `close()` wrote and fsync'd what was queued; anyone waiting beyond that hears why.
-                guard let fd else { return (upTo, .poisoned(reason: poison ?? "closed")) }
-                if !bytes.isEmpty, let failure = Self.writeAll(bytes, to: fd, at: at, path: path) { return (upTo, failure) }
-                do throws(JournalError) { try JournalSystem.fsync(fd, path: path) } catch { return (upTo, error) }
-                return (upTo, nil)
+            let (fd, path, upTo) = state.withLock { s in (s.fd, s.segments.last?.path ?? directory, s.nextPosition) }
+            var failure: JournalError?
+            if let fd {
+                do throws(JournalError) { try JournalSystem.fsync(fd, path: path) } catch { failure = error }
             }
             let (ready, more) = state.withLock { s -> ([(CheckedContinuation<Result<Void, JournalError>, Never>, Result<Void, JournalError>)], Bool) in
                 s.statistics.fsyncs += 1
+                for r in s.retired { try? r.close() }
+                s.retired.removeAll()
                 if let failure {
                     s.poison = s.poison ?? "\(failure)"
-                    let durable = s.durablePosition
-                    let all = s.waiters.map { w in (w.continuation, w.position <= durable ? .success(()) : Result<Void, JournalError>.failure(failure)) }
+                    let all = s.waiters.map { ($0.continuation, Result<Void, JournalError>.failure(failure)) }
                     s.waiters.removeAll()
-                    s.pending.removeAll()
                     s.flushing = false
                     return (all, false)
                 }
@@ -293,23 +250,22 @@ public final class Journal: Sendable {
                 let durable = s.durablePosition
                 let covered = s.waiters.filter { $0.position <= durable }.map { ($0.continuation, Result<Void, JournalError>.success(())) }
                 s.waiters.removeAll { $0.position <= durable }
-                let more = !s.waiters.isEmpty || !s.pending.isEmpty
-                if !more { s.flushing = false }
-                return (covered, more)
+                if s.waiters.isEmpty { s.flushing = false }
+                return (covered, !s.waiters.isEmpty)
             }
             for (c, r) in ready { c.resume(returning: r) }
             if !more { return }
         }
     }
 
-    /// Starts a new segment (with `io` held, everything queued written): the current one is made durable first,
-    /// then the new file and its directory entry.
+    /// Starts a new segment: the current one is made durable first, then the new file and its directory entry.
     private func rotate(_ s: inout State) throws(JournalError) {
         if let fd = s.fd, let path = s.segments.last?.path {
             try JournalSystem.fsync(fd, path: path)
             s.statistics.fsyncs += 1
             s.durablePosition = s.nextPosition
-            try? fd.close()
+            // An fsync running on the queue may hold this descriptor: it closes it when done.
+            if s.flushing { s.retired.append(fd) } else { try? fd.close() }
             s.fd = nil
         }
         let segment = JournalSegment(firstPosition: s.nextPosition, path: directory + "/" + JournalSegment.name(s.nextPosition))
@@ -347,23 +303,11 @@ public final class Journal: Sendable {
         try JournalSystem.fsyncDirectory(directory)
     }
 
-    /// Writes and fsyncs what is queued (a clean stop keeps it), then refuses further writes.
     public func close() {
-        io.withLock { _ in
-            state.withLock { s in
-                if s.poison == nil, !s.pending.isEmpty, let fd = s.fd, let path = s.segments.last?.path {
-                    do throws(JournalError) {
-                        try writePending(&s)
-                        try JournalSystem.fsync(fd, path: path)
-                        s.durablePosition = s.nextPosition
-                    } catch {
-                        logger.error("the journal's last records could not be written at close", metadata: ["error": "\(error)"])
-                    }
-                }
-                try? s.fd?.close()
-                s.fd = nil
-                s.poison = s.poison ?? "closed"
-            }
+        state.withLock { s in
+            if s.flushing, let fd = s.fd { s.retired.append(fd) } else { try? s.fd?.close() }
+            s.fd = nil
+            s.poison = s.poison ?? "closed"
         }
     }
 
