@@ -203,7 +203,7 @@ let package = Package(
             ],
             swiftSettings: strict),
 
-        // Shared by the test targets: seeded RNG and generated scenarios.
+        // Shared by the test targets: seeded RNG, generated scenarios, the built binary, a small disk that fills up.
         .target(name: "TestSupport", dependencies: ["JSON", "TriggerEngine"], path: "Tests/TestSupport", swiftSettings: strict),
 
         .testTarget(name: "GeometryTests", dependencies: ["Geometry", "TestSupport"], swiftSettings: strict),
@@ -245,7 +245,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "DeliveryTests",
-            dependencies: ["JSON", "Delivery", "Storage", "TriggerEngine", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["JSON", "Delivery", "Storage", "TriggerEngine", "TestSupport", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict),
         // Starts its own mosquitto broker (and openssl for the TLS CA), also under a real `serve`; skips when they are not installed.
         .testTarget(

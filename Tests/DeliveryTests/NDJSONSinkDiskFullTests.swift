@@ -1,46 +1,15 @@
 import Foundation
 import Storage
 import Testing
+import TestSupport
 import TriggerEngine
 
 @testable import Delivery
 
 /// A file sink on a disk that fills up mid-write: the retry must not leave a torn line, lose or repeat an entry.
 /// A real small filesystem: a tmpfs this test mounts (root only) and then grows, as an operator freeing space would.
-@Suite(.enabled(if: getuid() == 0, "mounts a small tmpfs to fill it: needs root (skipped otherwise)"))
+@Suite(.enabled(if: SmallDisk.canMount, "mounts a small tmpfs to fill it: needs root (skipped otherwise)"))
 struct NDJSONSinkDiskFullTests {
-    /// A tmpfs of `size` at a fresh folder; unmounted by `unmount`.
-    struct SmallDisk {
-        let folder: String
-
-        init(size: String) throws {
-            folder = FileManager.default.temporaryDirectory.appendingPathComponent("disk-full-\(UUID().uuidString)").path
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-            try Self.mount(["-t", "tmpfs", "-o", "size=\(size)", "tmpfs", folder])
-        }
-
-        /// Frees space the way an operator would: the same filesystem, now larger.
-        func grow(to size: String) throws { try Self.mount(["-o", "remount,size=\(size)", folder]) }
-
-        func unmount() {
-            _ = try? Self.run("/bin/umount", [folder])
-            try? FileManager.default.removeItem(atPath: folder)
-        }
-
-        static func mount(_ arguments: [String]) throws {
-            guard try run("/bin/mount", arguments) == 0 else { throw CocoaError(.fileWriteUnknown) }
-        }
-
-        static func run(_ tool: String, _ arguments: [String]) throws -> Int32 {
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: tool)
-            p.arguments = arguments
-            try p.run()
-            p.waitUntilExit()
-            return p.terminationStatus
-        }
-    }
-
     /// Delivers `batches` batches of 7 entries (700 bytes each), growing the disk after the first failure and
     /// retrying the failed batch, as the dispatcher would. Returns how many deliveries failed.
     static func deliverThroughDiskFull(_ sink: NDJSONSink, disk: SmallDisk, batches: Int) async throws -> Int {
