@@ -64,7 +64,7 @@ struct DiskFullServeTests {
 
         let got = try await Self.settledLines(sink)
         #expect(expected.lines.count > 50)
-        let firstDifference = zip(got.lines, expected.lines).firstIndex { $0 != $1 }
+        let firstDifference = Array(zip(got.lines, expected.lines)).firstIndex { $0 != $1 }
         #expect(got.lines.count == expected.lines.count && firstDifference == nil,
                 "\(got.lines.count) notifications after the restart, \(expected.lines.count) expected; first difference at \(firstDifference ?? -1)")
         // And it takes input again.
