@@ -14,6 +14,10 @@ public struct BeaconScanPipeline: Sendable {
     /// One per source (controller index in a multi-adapter capture; 0 live), so fragments from two adapters never
     /// cut each other's advertisements short.
     private var reassemblers: [UInt16: ExtendedReportReassembler] = [:]
+    /// Each advertiser's address text, made once: the 17-byte String is a heap allocation per sighting otherwise.
+    /// Bounded: emptied when it would pass `addressTextLimit` (a gateway hears far fewer at a time).
+    private var addressTexts: [UInt64: String] = [:]
+    static let addressTextLimit = 4096
 
     public struct Statistics: Hashable, Sendable {
         /// Advertisements handed to the decoder: one per report, or per joined chain of extended-report fragments.
@@ -47,9 +51,18 @@ public struct BeaconScanPipeline: Sendable {
         statistics.advertisements += 1
         guard let frame = decoder.decode(adData) else { return nil }
         statistics.beacons += 1
+        let text = address.map { addressText($0) }
         let raw = BeaconSighting(device: observer, timestamp: timestamp, identity: frame.identity, rssi: rssi,
-                                 txPower: frame.txPower, address: address?.description, telemetry: frame.telemetry)
+                                 txPower: frame.txPower, address: text, telemetry: frame.telemetry)
         return estimator.estimate(raw)
+    }
+
+    private mutating func addressText(_ address: BluetoothAddress) -> String {
+        if let text = addressTexts[address.value] { return text }
+        if addressTexts.count >= Self.addressTextLimit { addressTexts.removeAll(keepingCapacity: true) }
+        let text = address.description
+        addressTexts[address.value] = text
+        return text
     }
 
     /// One advertising report, in the order the controller sent it. An extended-report fragment is kept until its

@@ -54,6 +54,25 @@ public struct JSONWriter {
             bytes.append(contentsOf: v.description.utf8)
         }
     }
+    /// `v` rounded to hundredths, the same text `number((v * 100).rounded() / 100)` writes, without its
+    /// `Double.description` String (a heap allocation per beacon sighting's distance).
+    public mutating func number(hundredths v: Double) {
+        let scaled = (v * 100).rounded()
+        // Past 1e15 hundredths Double's own text may turn to exponent form: leave those to it.
+        guard scaled.isFinite, abs(scaled) < 1e15 else { number(scaled / 100); return }
+        let k = Int64(scaled)
+        guard k % 100 != 0 else { number(Int(k / 100)); return }
+        separate()
+        if k < 0 { bytes.append(UInt8(ascii: "-")) }
+        let m = k.magnitude
+        appendDecimal(Int64(m / 100))
+        bytes.append(UInt8(ascii: "."))
+        let cents = UInt8(m % 100)
+        bytes.append(48 + cents / 10)
+        if cents % 10 != 0 { bytes.append(48 + cents % 10) }
+    }
+    public mutating func field(literal k: StaticString, hundredths v: Double) { key(literal: k); number(hundredths: v) }
+
     /// A value whose text the caller appends itself (e.g. a timestamp in RFC 3339 form): the separator first.
     public mutating func rawValue(_ append: (inout [UInt8]) -> Void) {
         separate()

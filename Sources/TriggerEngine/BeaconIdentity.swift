@@ -38,11 +38,36 @@ public struct UUID128: Hashable, Sendable, CustomStringConvertible {
 
     /// Lower-case 8-4-4-4-12 form.
     public var description: String {
-        let hex = hexString(bytes)
-        let u = Array(hex.utf8)
-        return String(decoding: u[0..<8], as: UTF8.self) + "-" + String(decoding: u[8..<12], as: UTF8.self) + "-"
-            + String(decoding: u[12..<16], as: UTF8.self) + "-" + String(decoding: u[16..<20], as: UTF8.self) + "-"
-            + String(decoding: u[20..<32], as: UTF8.self)
+        var out: [UInt8] = []
+        out.reserveCapacity(36)
+        appendText(to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Appends the lower-case 8-4-4-4-12 form: the sighting and notification writers' path, which allocates nothing
+    /// (building `description` was 15 % of `scan --btsnoop`).
+    @inlinable
+    public func appendText(to out: inout [UInt8]) {
+        appendHex(high >> 32, digits: 8, to: &out)
+        out.append(UInt8(ascii: "-"))
+        appendHex(high >> 16, digits: 4, to: &out)
+        out.append(UInt8(ascii: "-"))
+        appendHex(high, digits: 4, to: &out)
+        out.append(UInt8(ascii: "-"))
+        appendHex(low >> 48, digits: 4, to: &out)
+        out.append(UInt8(ascii: "-"))
+        appendHex(low, digits: 12, to: &out)
+    }
+}
+
+/// Appends the low `digits` nibbles of `value` as lower-case hex, most significant first.
+@inlinable
+func appendHex(_ value: UInt64, digits: Int, to out: inout [UInt8]) {
+    var shift = 4 * (digits - 1)
+    while shift >= 0 {
+        let nibble = UInt8(truncatingIfNeeded: value >> UInt64(shift)) & 15
+        out.append(nibble < 10 ? nibble + 48 : nibble + 87)
+        shift -= 4
     }
 }
 
@@ -85,6 +110,13 @@ public struct EddystoneNamespace: Hashable, Sendable, CustomStringConvertible {
     }
     /// 20 lower-case hex digits.
     public var description: String { hexString(bytes) }
+
+    /// Appends the 20 lower-case hex digits.
+    @inlinable
+    public func appendText(to out: inout [UInt8]) {
+        appendHex(UInt64(high), digits: 4, to: &out)
+        appendHex(low, digits: 16, to: &out)
+    }
 }
 
 /// The 6-byte Eddystone-UID instance.
@@ -103,6 +135,10 @@ public struct EddystoneInstance: Hashable, Sendable, CustomStringConvertible {
     public var bytes: [UInt8] { (0..<6).map { UInt8(truncatingIfNeeded: value >> (40 - 8 * $0)) } }
     /// 12 lower-case hex digits.
     public var description: String { hexString(bytes) }
+
+    /// Appends the 12 lower-case hex digits.
+    @inlinable
+    public func appendText(to out: inout [UInt8]) { appendHex(value, digits: 12, to: &out) }
 }
 
 @inlinable

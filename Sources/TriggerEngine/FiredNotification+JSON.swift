@@ -66,7 +66,7 @@ extension BeaconSnapshot {
         identity.writeFields(to: &w)
         if let rssi { w.field(literal: "rssi", rssi) }
         w.field(literal: "proximity", proximity.rawValue)
-        if let distance { w.field(literal: "distance", (distance * 100).rounded() / 100) }
+        if let distance { w.field(literal: "distance", hundredths: distance) }
         if let address { w.field(literal: "address", address) }
         w.endObject()
     }
@@ -76,13 +76,22 @@ extension BeaconIdentity {
     /// The identity's members (`type`, then uuid/major/minor, id1–id3 or namespace/instance).
     public func writeFields(to w: inout JSONWriter) {
         w.field(literal: "type", kindName)
+        // Hex text straight into the writer's bytes (it never needs escaping): no String per sighting.
+        func quoted(_ append: (inout [UInt8]) -> Void) {
+            w.rawValue { out in
+                out.append(UInt8(ascii: "\""))
+                append(&out)
+                out.append(UInt8(ascii: "\""))
+            }
+        }
         switch self {
         case let .iBeacon(uuid, major, minor):
-            w.field(literal: "uuid", uuid.description); w.field(literal: "major", Int(major)); w.field(literal: "minor", Int(minor))
+            w.key(literal: "uuid"); quoted(uuid.appendText); w.field(literal: "major", Int(major)); w.field(literal: "minor", Int(minor))
         case let .altBeacon(id1, id2, id3):
-            w.field(literal: "id1", id1.description); w.field(literal: "id2", Int(id2)); w.field(literal: "id3", Int(id3))
+            w.key(literal: "id1"); quoted(id1.appendText); w.field(literal: "id2", Int(id2)); w.field(literal: "id3", Int(id3))
         case let .eddystoneUID(namespace, instance):
-            w.field(literal: "namespace", namespace.description); w.field(literal: "instance", instance.description)
+            w.key(literal: "namespace"); quoted(namespace.appendText)
+            w.key(literal: "instance"); quoted(instance.appendText)
         }
     }
 }

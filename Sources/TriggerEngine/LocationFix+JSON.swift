@@ -29,7 +29,7 @@ extension BeaconSighting {
         if let txPower { w.field(literal: "txPower", txPower) }
         if let address { w.field(literal: "address", address) }
         w.field(literal: "proximity", proximity.rawValue)
-        if let distance { w.field(literal: "distance", (distance * 100).rounded() / 100) }
+        if let distance { w.field(literal: "distance", hundredths: distance) }
         if let t = telemetry {
             w.key(literal: "telemetry")
             w.beginObject()

@@ -93,4 +93,22 @@ import Testing
         let text = String(decoding: w.bytes, as: UTF8.self)
         #expect(text == expected.replacingOccurrences(of: "]{", with: "],{"))
     }
+
+    /// Distances rounded to hundredths, written without `Double.description`: the same text as the general number
+    /// writer gives the rounded value, for small, large, negative, whole and halfway values.
+    @Test func hundredthsAreWrittenAsTheGeneralNumberWriterWritesTheRoundedValue() {
+        var rng = SplitMix(seed: 7)
+        var values: [Double] = [0, -0.0, 0.004, 0.005, 0.015, 0.35, 1, 1.5, 1.05, 2.675, -0.35, -12.5, 99.995, 1e12 + 0.25,
+                                9.99e12, 1e13, 1.5e14, -3e14, .infinity, -.infinity, .nan]
+        for _ in 0..<20_000 {
+            let magnitude = [1.0, 10, 1_000, 1e6][Int(rng.next() % 4)]
+            values.append((Double(rng.next() % 2_000_001) / 1_000_000 - 1) * magnitude)
+        }
+        for v in values {
+            var fast = JSONWriter(), general = JSONWriter()
+            fast.number(hundredths: v)
+            general.number((v * 100).rounded() / 100)
+            #expect(fast.bytes == general.bytes, "\(v): \(String(decoding: fast.bytes, as: UTF8.self)) vs \(String(decoding: general.bytes, as: UTF8.self))")
+        }
+    }
 }
