@@ -89,7 +89,9 @@ public struct ProximityEstimator: Sendable {
         guard clock - lastSweep >= idleTimeout else { return }
         lastSweep = clock
         let cutoff = clock.microseconds &- idleTimeout.microseconds
-        entries = entries.filter { $0.value.lastSeen.microseconds > cutoff }
+        // Removed in place: `filter` rebuilt the table, hashing every live key again (4 % of `scan --btsnoop`).
+        let idle = entries.compactMap { $0.value.lastSeen.microseconds > cutoff ? nil : $0.key }
+        for key in idle { entries.removeValue(forKey: key) }
     }
 
     /// Over the cap even after sweeping idle entries: keep the most recently seen half.

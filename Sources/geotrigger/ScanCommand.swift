@@ -88,10 +88,15 @@ struct ScanCommand: ParsableCommand {
             }
             // Each adapter in the capture is its own observer, listening from its first sighting.
             var started: Set<String> = []
+            // Consecutive sightings mostly share their observer: comparing with the last one spares a hash per sighting.
+            var lastObserver = ""
             let naming: ((String) -> String)? = observer == nil ? { "\(host)/\($0)" } : nil
             do {
                 try pipeline.replay(reader, controllerIndex: controller, observerForAdapter: naming) { s in
-                    if started.insert(s.device).inserted { engine?.observerStarted(device: s.device, at: s.timestamp) }
+                    if s.device != lastObserver {
+                        lastObserver = s.device
+                        if started.insert(s.device).inserted { engine?.observerStarted(device: s.device, at: s.timestamp) }
+                    }
                     handle(s)
                 }
             } catch {
