@@ -1,5 +1,6 @@
 import JSON
 import Ingest
+import TestSupport
 import Testing
 import TriggerEngine
 
@@ -145,6 +146,27 @@ import TriggerEngine
         #expect(fast.fixes.count == 1)
         #expect(fast.fixes.first?.altitude?.bitPattern == full.fixes.first?.altitude?.bitPattern)
         #expect(fast.fixes.first?.altitude?.bitPattern == (try? JSONParser.parse(number))?.doubleValue?.bitPattern)
+    }
+
+    /// Numbers of every digit count before and after the point (the fast path reads digits eight at a time where
+    /// eight bytes remain, so lengths around 8 and 16 and numbers at the end of the line matter), bit for bit.
+    @Test(arguments: 0..<8)
+    func randomNumbersReadBitForBitLikeTheFullParser(seed: Int) {
+        var rng = SplitMix(seed: UInt64(seed))
+        func digits(_ n: Int) -> String { String((0..<n).map { _ in Character(String(rng.next() % 10)) }) }
+        for _ in 0..<400 {
+            let whole = Int(rng.next() % 21)
+            var number = rng.next() % 4 == 0 ? "-" : ""
+            number += whole == 0 ? "0" : String(1 + rng.next() % 9) + digits(whole - 1)
+            if rng.next() % 3 != 0 { number += "." + String(rng.next() % 10) + digits(Int(rng.next() % 24)) }
+            if rng.next() % 6 == 0 { number += (rng.next() % 2 == 0 ? "e" : "E-") + String(rng.next() % 30) }
+            let last = decode(decoder, #"{"device":"a","timestamp":1,"latitude":0,"longitude":0,"altitude":\#(number)}"#)
+            let middle = decode(decoder, #"{"device":"a","timestamp":1,"altitude":\#(number),"latitude":0,"longitude":0}"#)
+            let reference = (try? JSONParser.parse(number))?.doubleValue?.bitPattern
+            #expect(reference != nil, "\(number)")
+            #expect(last.fixes.first?.altitude?.bitPattern == reference, "\(number)")
+            #expect(middle.fixes.first?.altitude?.bitPattern == reference, "\(number)")
+        }
     }
 
     @Test func deeplyNestedUnknownValuesAreReadUpToTheParsersDepthLimit() {
