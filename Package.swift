@@ -281,7 +281,7 @@ let package = Package(
         // Runs the built `geotrigger` executable end to end (it is built alongside the tests).
         .testTarget(
             name: "GeoTriggerCLITests",
-            dependencies: ["JSON", "TriggerEngine", "TestSupport", "Host", "Storage", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["JSON", "Beacons", "TriggerEngine", "TestSupport", "Host", "Storage", .product(name: "Logging", package: "swift-log")],
             exclude: ["Fixtures"], swiftSettings: strict),
     ]
 )

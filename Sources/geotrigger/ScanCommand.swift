@@ -90,27 +90,37 @@ struct ScanCommand: ParsableCommand {
             var started: Set<String> = []
             // Consecutive sightings mostly share their observer: comparing with the last one spares a hash per sighting.
             var lastObserver = ""
-            let naming: ((String) -> String)? = observer == nil ? { "\(host)/\($0)" } : nil
-            do {
-                try pipeline.replay(reader, controllerIndex: controller, observerForAdapter: naming) { s in
-                    if s.device != lastObserver {
-                        lastObserver = s.device
-                        if started.insert(s.device).inserted { engine?.observerStarted(device: s.device, at: s.timestamp) }
+            var naming: (@Sendable (String) -> String)?
+            if observer == nil { naming = { [host] adapter in "\(host)/\(adapter)" } }
+            // Decoding and proximity on the replay's thread, output (and the engine) on this one.
+            let replay = BTSnoopReplayThread(reader: reader, pipeline: pipeline, controllerIndex: controller,
+                                             observerForAdapter: naming)
+            replay.start()
+            while true {
+                switch replay.next() {
+                case .sightings(let batch):
+                    for s in batch {
+                        if s.device != lastObserver {
+                            lastObserver = s.device
+                            if started.insert(s.device).inserted { engine?.observerStarted(device: s.device, at: s.timestamp) }
+                        }
+                        handle(s)
                     }
-                    handle(s)
+                case .end(let statistics, let error):
+                    if let error {
+                        sink.flush()
+                        FileHandle.standardError.write("geotrigger: \(btsnoop): \(error)\n".data(using: .utf8)!)
+                        throw ExitCode(2)
+                    }
+                    // The end of the capture: the observer is silent from here on, so what its last sighting left
+                    // pending up to then fires.
+                    engine?.finish { sink.write($0) }
+                    sink.flush()
+                    sightingSink?.flush()
+                    report(statistics, sightings: sightings)
+                    return
                 }
-            } catch {
-                sink.flush()
-                FileHandle.standardError.write("geotrigger: \(btsnoop): \(error)\n".data(using: .utf8)!)
-                throw ExitCode(2)
             }
-            // The end of the capture: the observer is silent from here on, so what its last sighting left pending
-            // up to then fires.
-            engine?.finish { sink.write($0) }
-            sink.flush()
-            sightingSink?.flush()
-            report(pipeline.statistics, sightings: sightings)
-            return
         }
 
         // Standard output is the NDJSON: the scanner's log lines (warnings about what bluetoothd sent) go to stderr.
