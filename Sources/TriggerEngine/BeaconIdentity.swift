@@ -109,7 +109,11 @@ public struct EddystoneNamespace: Hashable, Sendable, CustomStringConvertible {
         [UInt8(high >> 8), UInt8(high & 0xFF)] + (0..<8).map { UInt8(truncatingIfNeeded: low >> (56 - 8 * $0)) }
     }
     /// 20 lower-case hex digits.
-    public var description: String { hexString(bytes) }
+    public var description: String {
+        var out: [UInt8] = []
+        appendText(to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
 
     /// Appends the 20 lower-case hex digits.
     @inlinable
@@ -134,7 +138,11 @@ public struct EddystoneInstance: Hashable, Sendable, CustomStringConvertible {
     }
     public var bytes: [UInt8] { (0..<6).map { UInt8(truncatingIfNeeded: value >> (40 - 8 * $0)) } }
     /// 12 lower-case hex digits.
-    public var description: String { hexString(bytes) }
+    public var description: String {
+        var out: [UInt8] = []
+        appendText(to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
 
     /// Appends the 12 lower-case hex digits.
     @inlinable
