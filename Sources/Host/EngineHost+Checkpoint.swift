@@ -21,12 +21,13 @@ extension EngineHost {
         checkpointRunning = true
         defer { checkpointRunning = false }
         let started = ContinuousClock.now
-        let position = log.nextPosition
+        let position = nextPosition
         let body = state.encodeCheckpoint()
         let changes = changesSinceCheckpointCount
         let inputs = inputsSinceCheckpointCount
         let log = self.log
         // A checkpoint must never cover a record a crash could still take back.
+        try await writer.written(through: position)
         try await log.waitDurable(through: position)
         try await Task.detached { () throws -> Void in try log.saveCheckpoint(body, position: position) }.value
         checkpointPositions.insert(position, at: 0)

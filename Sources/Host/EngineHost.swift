@@ -33,8 +33,10 @@ public actor EngineHost {
     private var countedTransitions: (entries: Int, exits: Int)
     /// False once shutdown began: new input is refused so the last batches can be made durable and delivered.
     private var intakeOpen = true
-    /// Reused for every record's encoding.
-    private var writer = ByteWriter(capacity: 1 << 16)
+    /// Writes the journal records off the actor, in the order they are handed over.
+    let writer: RecordWriter
+    /// The position the next record gets: records are handed to `writer` before they are in the log.
+    var nextPosition: UInt64
     /// Journal positions of the checkpoints on disk, newest first.
     var checkpointPositions: [UInt64]
     var checkpointRunning = false
@@ -73,6 +75,8 @@ public actor EngineHost {
         self.restored = restore.report
         self.logger = logger
         self.checkpointPositions = restore.checkpoints
+        self.writer = RecordWriter(log: log, feeder: feeder, metrics: HostMetrics(), logger: logger)
+        self.nextPosition = log.nextPosition
         // What the restart replayed is not in a checkpoint yet: the next one is due with the first change.
         self.changesSinceCheckpointCount = UInt64(restore.report.replayed)
         self.inputsSinceCheckpointCount = UInt64(restore.report.replayedInputs)
@@ -82,7 +86,9 @@ public actor EngineHost {
     }
 
     /// Nil while healthy; otherwise why changes are refused.
-    public var failureReason: String? { failure ?? log.failureReason.map { "the journal failed: \($0)" } }
+    public var failureReason: String? {
+        failure ?? writer.failure.map { "a journal write failed: \($0)" } ?? log.failureReason.map { "the journal failed: \($0)" }
+    }
 
     /// Refuses every later fix and sighting batch; batches already running finish and become durable first.
     public func closeIntake() { intakeOpen = false }
@@ -150,7 +156,7 @@ public actor EngineHost {
         let started = ContinuousClock.now
         let outcome = state.apply(input)
         metrics.evaluation.record(duration: ContinuousClock.now - started)
-        let end = try write(input, outcome)
+        let end = write(input, outcome)
         let accepted = lines.count - outcome.rejected.count
         if case .fixes = input { metrics.fixes.increment(by: accepted) } else { metrics.sightings.increment(by: accepted) }
         return (end, outcome.rejected.map { (lines[$0.index], $0.reason) })
@@ -162,10 +168,10 @@ public actor EngineHost {
     /// input (a restart must move the clock the same way), not waited for: nobody is answered, and the outbox
     /// takes its notifications only once durable.
     public func advance(to time: Timestamp) throws(HostError) {
-        guard failure == nil, time > engine.now else { return }
+        guard failureReason == nil, time > engine.now else { return }
         let input = HostInput.clock(time)
         let outcome = state.apply(input)
-        _ = try write(input, outcome)
+        _ = write(input, outcome)
     }
 
     /// A scanner listening as observer `device` heard nothing up to `time`: its beacon deadlines up to then are
@@ -185,38 +191,30 @@ public actor EngineHost {
 
     // MARK: Journal
 
-    /// Writes the record, updates the listing and queues the notifications; returns the position after it.
-    private func write(_ input: HostInput, _ outcome: HostState.Outcome) throws(HostError) -> UInt64 {
-        let notifications = outcome.fired.map(RecordedNotification.init)
-        let record = HostRecord(input: input, notifications: notifications).journalRecord(using: &writer)
-        let range: Range<UInt64>
-        do {
-            range = try log.write([record])
-        } catch {
-            failure = "a journal write failed: \(error)"
-            logger.critical("journal write failed; refusing further changes until a restart", metadata: ["error": "\(error)"])
-            throw .unavailable("the change could not be stored: \(error)")
-        }
-        if case .clock = input, notifications.isEmpty {} else { changesSinceCheckpointCount += 1 }
+    /// Hands the record to the writer (which queues the notifications once it is written), updates the listing;
+    /// returns the position after it. Failures of the write reach whoever waits for it (`durable`).
+    private func write(_ input: HostInput, _ outcome: HostState.Outcome) -> UInt64 {
+        let position = nextPosition
+        nextPosition += 1
+        writer.submit(position: position, input: input, fired: outcome.fired)
+        if case .clock = input, outcome.fired.isEmpty {} else { changesSinceCheckpointCount += 1 }
         inputsSinceCheckpointCount += UInt64(input.itemCount)
-        metrics.journalRecords.increment()
-        metrics.journalBytes.increment(by: record.payload.count)
         updateListing(outcome)
-        feeder.enqueue(position: range.lowerBound, notifications)
         countTransitions()
-        if !notifications.isEmpty { metrics.notifications.increment(by: notifications.count) }
-        return range.upperBound
+        if !outcome.fired.isEmpty { metrics.notifications.increment(by: outcome.fired.count) }
+        return position + 1
     }
 
     /// Writes the record and returns once it is durable. The wait runs off the actor (`durable`), so the next
     /// batch is evaluated and written while this one's fsync runs, and no answer waits for the actor.
     private func commit(_ input: HostInput, _ outcome: HostState.Outcome) async throws(HostError) {
-        try await durable(try write(input, outcome))
+        try await durable(write(input, outcome))
     }
 
     /// Waits until the journal is durable through `end`, off the actor; a failure refuses further changes.
     nonisolated func durable(_ end: UInt64) async throws(HostError) {
         let started = ContinuousClock.now
+        try await writer.written(through: end)
         do {
             try await log.waitDurable(through: end)
         } catch {
@@ -224,6 +222,12 @@ public actor EngineHost {
             throw .unavailable("the change could not be made durable: \(error)")
         }
         metrics.durable.record(duration: ContinuousClock.now - started)
+    }
+
+    /// Returns once every record handed over so far is in the log (not necessarily durable): a shutdown's last
+    /// clock records reach the journal before it is closed.
+    public func drainWrites() async {
+        try? await writer.written(through: nextPosition)
     }
 
     private func fail(_ reason: String) {

@@ -201,6 +201,8 @@ import TriggerEngine
         let host = try EngineHost(store: try f.store(), log: log, configuration: TriggerEngine.Configuration(clock: .external), sinks: HostFixture.sinks,
                                   logger: f.logger)
         for s in 0..<20 { try await host.advance(to: Timestamp(microseconds: Int64(1_760_000_000 + s) * 1_000_000)) }
+        // Ticks are written behind the host's back (nobody waits for them): wait until they are in the log.
+        await host.drainWrites()
         #expect(log.nextPosition == 20)
         #expect(await host.changesSinceCheckpoint == 0)
         _ = try await host.process(fixes: [(line: 1, fix: HostFixture.fix("d", 0, inside: true))])

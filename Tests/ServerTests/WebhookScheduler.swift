@@ -53,23 +53,46 @@ final class WebhookScheduler: Sendable {
     /// Acknowledged deliveryIds, in order of acknowledgement.
     var acknowledged: [String] { receipts.filter(\.acknowledged).flatMap { $0.notifications.map(\.deliveryId) } }
 
-    /// Starts listening, on the previous port if there was one (0: the system picks one first).
+    /// Starts listening, on the previous port if there was one (0: the system picks one first). The previous port
+    /// can be taken for a moment: a service retrying deliveries to it while nothing listens may connect to itself
+    /// (a loopback connection whose source port is the port it dials), so binding is retried for up to 10 s.
     func start() async throws {
+        var failure: (any Error)?
+        for _ in 0..<100 {
+            do { try await listen(); return } catch { failure = error }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        throw failure ?? CancellationError()
+    }
+
+    private struct NotListening: Error { var error: (any Error)? }
+
+    private func listen() async throws {
         let router = Router()
         router.post("hook") { request, _ in try await self.handle(request) }
         var logger = Logger(label: "webhook-scheduler")
-        logger.logLevel = .error
+        logger.logLevel = .critical
         let (stream, continuation) = AsyncStream.makeStream(of: Int.self)
         let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: port)),
                               onServerRunning: { channel in continuation.yield(channel.localAddress?.port ?? 0) },
                               logger: logger)
         let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
-        let task = Task { try await group.run() }
-        state.withLock { $0.running = (group, task) }
+        let task = Task {
+            // A server that ends before it runs (the bind failed) ends the wait below instead of leaving it hanging.
+            defer { continuation.finish() }
+            try await group.run()
+        }
+        var listening: Int?
         for await p in stream {
-            portBox.withLock { $0 = p }
+            listening = p
             break
         }
+        guard let listening else {
+            let error: (any Error)? = await { do { try await task.value; return nil } catch { return error } }()
+            throw NotListening(error: error)
+        }
+        portBox.withLock { $0 = listening }
+        state.withLock { $0.running = (group, task) }
     }
 
     /// Stops listening: from now on connections are refused.
