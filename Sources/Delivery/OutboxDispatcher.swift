@@ -29,7 +29,7 @@ public final class OutboxDispatcher: Service, Sendable {
         self.pressure = pressure
         workers = sinks.map {
             SinkWorker(configured: $0, store: store, outbox: outbox, retry: configuration.retry, window: configuration.window,
-                       pressure: pressure, logger: logger)
+                       pressure: pressure, replayRequests: { signal.replayRequests }, logger: logger)
         }
         pressure.refresh(from: outbox)
     }

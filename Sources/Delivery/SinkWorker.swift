@@ -31,6 +31,11 @@ actor SinkWorker {
     private var replaying = false
     private var replayRetryAt: ContinuousClock.Instant?
     private var replayAttempts = 0
+    /// The replay requests counted when the database was last asked for replays (nil: not yet, so at start).
+    private var replaysChecked: Int?
+    /// The last look left replays waiting (a full page, or one to retry).
+    private var replaysMayWait = false
+    let replayRequests: @Sendable () -> Int
     private var stopping = false
     /// Per lane: entries at its front that were delivered and wait for their settlement's commit. The lane reads
     /// on past them, so its next batch goes out while the commit's fsync runs.
@@ -43,8 +48,9 @@ actor SinkWorker {
     private let continuation: AsyncStream<Void>.Continuation
 
     init(configured: ConfiguredSink, store: Store, outbox: JournalOutbox, retry: RetryPolicy, window: Int,
-         pressure: OutboxPressure, logger: Logger) {
+         pressure: OutboxPressure, replayRequests: @escaping @Sendable () -> Int, logger: Logger) {
         self.configured = configured
+        self.replayRequests = replayRequests
         self.store = store
         self.outbox = outbox
         self.retry = retry
@@ -385,6 +391,10 @@ actor SinkWorker {
     private func startReplays(_ group: inout DiscardingTaskGroup) {
         guard !replaying, !stopping else { return }
         if let due = replayRetryAt, due > .now { return }
+        let requested = replayRequests()
+        guard replaysMayWait || replaysChecked != requested else { return }
+        replaysChecked = requested
+        replaysMayWait = false
         replaying = true
         group.addTask { await self.runReplays() }
     }
@@ -394,9 +404,11 @@ actor SinkWorker {
     private func runReplays() async {
         defer { replaying = false }
         let name = sink.name
-        guard let letters = try? store.read({ db in try DeadLetterRepository().replayRequested(sink: name, limit: 16, in: db) }),
-            !letters.isEmpty
-        else { return }
+        let page = 16
+        guard let letters = try? store.read({ db in try DeadLetterRepository().replayRequested(sink: name, limit: page, in: db) })
+        else { replaysMayWait = true; return }
+        guard !letters.isEmpty else { return }
+        if letters.count == page { replaysMayWait = true }
         for letter in letters where !stopping {
             var entry = letter.entry
             entry.enqueuedAt = nil
@@ -421,6 +433,7 @@ actor SinkWorker {
                     metrics.retries.increment()
                     let delay = retry.delay(attempt: replayAttempts, retryAfter: after)
                     replayRetryAt = .now + delay
+                    replaysMayWait = true
                     wake(after: delay)
                     return
                 case .refuse(let reason, let status, let response):

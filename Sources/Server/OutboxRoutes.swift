@@ -104,7 +104,7 @@ struct OutboxRoutes: Sendable {
                           detail: "dead letter \(id) belongs to sink '\(letter.sink)', which this server does not deliver to")
         }
         _ = try store.write { db in try DeadLetterRepository().requestReplay(id: id, at: .wallClock(), in: db) }
-        signal.notify()
+        signal.requestReplays()
         var w = JSONWriter()
         w.beginObject()
         w.field("id", Int(id))
