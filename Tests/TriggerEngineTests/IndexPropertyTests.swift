@@ -99,6 +99,58 @@ import TestSupport
         }
     }
 
+    /// The grid alone, at every latitude (rows up to 89.5°, boxes on either side of ±180°, sizes from 10 m to
+    /// 300 km, filed in one batch or one at a time through the overflow) and with fixes up to 5 km inaccurate:
+    /// every box holding the point, grown by the fix's margin, is reported. Cells whose longitude scale follows
+    /// their row's latitude must be found the same way they were filed.
+    @Test func gridFindsEveryBoxAtEveryLatitude() async throws {
+        await propertyCheck(count: 60, input: Gen.int(in: 0...1_000_000_000)) { seed in
+            var rng = SplitMix(seed: UInt64(truncatingIfNeeded: seed))
+            var index = RegionIndex(accuracyAllowance: 50)
+            let centre = (latitude: rng.double(-89.5, 89.5), longitude: rng.double(-180, 180))
+            let batch = seed % 2 == 0
+            if batch { index.beginBatch() }
+            var boxes: [BoundingBox] = []
+            for k in 0..<400 {
+                let metres = exp(rng.double(log(10), log(300_000)))
+                let lat = min(89.9, max(-89.9, centre.latitude + rng.double(-1.5, 1.5)))
+                let dLat = Geodesy.latitudeDegrees(spanning: metres)
+                let dLon = min(179, Geodesy.longitudeDegrees(spanning: metres, atLatitude: abs(lat)))
+                let lon = max(-180, min(180 - dLon, centre.longitude + rng.double(-3, 3) * dLon / max(dLon, 0.01)))
+                let box = BoundingBox(minLatitude: max(-90, lat - dLat), maxLatitude: min(90, lat + dLat),
+                                      minLongitude: lon, maxLongitude: min(180, lon + dLon))
+                boxes.append(box)
+                index.insert(slot: Int32(k), boxes: [box])
+            }
+            if batch { index.endBatch() }
+            var stamps = [UInt32](repeating: 0, count: boxes.count)
+            for p in 0..<600 {
+                // Points inside boxes (a corner region or anywhere) and points around the centre.
+                let point: (latitude: Double, longitude: Double)
+                if p % 2 == 0 {
+                    let b = boxes[Int(rng.next() % UInt64(boxes.count))]
+                    point = (rng.double(b.minLatitude, b.maxLatitude), rng.double(b.minLongitude, b.maxLongitude))
+                } else {
+                    point = (min(90, max(-90, centre.latitude + rng.double(-2, 2))), min(180, max(-180, centre.longitude + rng.double(-4, 4))))
+                }
+                let margin = [0, 10, 50, 400, 5_000][p % 5] as Double
+                var out: [Int32] = []
+                var cache = RegionIndex.CellCache()
+                index.query(latitude: point.latitude, longitude: point.longitude, margin: margin, stamp: UInt32(p + 1),
+                            stamps: &stamps, into: &out, cache: &cache)
+                let found = Set(out)
+                // Half the margin, at the point's latitude: clear of the rounding the index may do at the edge.
+                let mLat = Geodesy.latitudeDegrees(spanning: margin / 2)
+                let mLon = Geodesy.longitudeDegrees(spanning: margin / 2, atLatitude: min(89.9, abs(point.latitude)))
+                for (k, b) in boxes.enumerated()
+                where point.latitude >= b.minLatitude - mLat && point.latitude <= b.maxLatitude + mLat
+                    && point.longitude >= b.minLongitude - mLon && point.longitude <= b.maxLongitude + mLon {
+                    #expect(found.contains(Int32(k)), "seed \(seed) point \(p) \(point) margin \(margin) box \(k) \(b)")
+                }
+            }
+        }
+    }
+
     static func request(_ id: String, _ shape: Region.Shape) -> NotificationRequest {
         NotificationRequest(identifier: id, content: NotificationContent(),
                             trigger: LocationTrigger(region: Region(id: id, shape: shape), repeats: true, initialTrigger: true))
