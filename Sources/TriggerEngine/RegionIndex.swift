@@ -51,8 +51,8 @@ struct RegionIndex {
 
     // The frozen grid: cell key → range in the entry arrays.
     private var cells = CellTable()
-    private var rangeStart: [Int32] = []
-    private var rangeCount: [Int32] = []
+    /// Each cell's range in the entry arrays: start and count side by side, one cache miss for both.
+    private var ranges: [(start: Int32, count: Int32)] = []
     private var entrySlots: [Int32] = []
     private var entryBoxes: [CompactBox] = []
     private var occupiedLevels: [Int] = []
@@ -228,8 +228,7 @@ struct RegionIndex {
             counts.append(n)
         }
         cells = table
-        rangeStart = starts
-        rangeCount = counts
+        ranges = zip(starts, counts).map { (start: $0, count: $1) }
         entrySlots = slots
         entryBoxes = boxes
         occupiedLevels = levelsSeen.sorted()
@@ -311,7 +310,8 @@ struct RegionIndex {
                         cache = CellCache(key: key, version: version, range: r)
                     }
                     guard r >= 0 else { return }
-                    let start = Int(rangeStart[Int(r)]), end = start + Int(rangeCount[Int(r)])
+                    let range = ranges[Int(r)]
+                    let start = Int(range.start), end = start + Int(range.count)
                     for i in start..<end where boxes[i].near(fLat, fLon, margins().lat, margins().lon) { report(slots[i]) }
                     return
                 }
@@ -323,7 +323,8 @@ struct RegionIndex {
                         let x1 = column(min(180, longitude + exLon), row: y, level: level)
                         for x in x0...x1 {
                             guard let r = cells.lookup(RegionIndex.key(level: level, x: x, y: y)) else { continue }
-                            let start = Int(rangeStart[Int(r)]), end = start + Int(rangeCount[Int(r)])
+                            let range = ranges[Int(r)]
+                            let start = Int(range.start), end = start + Int(range.count)
                             for i in start..<end where boxes[i].near(fLat, fLon, margins().lat, margins().lon) { report(slots[i]) }
                         }
                     }
@@ -334,7 +335,7 @@ struct RegionIndex {
 
     /// Approximate bytes held, for the benchmark's memory figures.
     var approximateBytes: Int {
-        cells.approximateBytes + entrySlots.capacity * 4 + entryBoxes.capacity * 16 + rangeStart.capacity * 8
+        cells.approximateBytes + entrySlots.capacity * 4 + entryBoxes.capacity * 16 + ranges.capacity * 8
             + boxesBySlot.reduce(0) { $0 + 8 + $1.capacity * 32 }
     }
 }
