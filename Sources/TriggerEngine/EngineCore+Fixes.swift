@@ -25,6 +25,7 @@ extension EngineCore {
         settle(device: d, through: fix.timestamp, kinds: .geofences, byClock: false, emit: emit)
 
         // 1. Candidates from the index, de-duplicated with a per-fix stamp.
+        if index.cacheEpoch != cellCacheEpoch { resetCellCaches() }
         let currentStamp = nextStamp()
         candidates.removeAll(keepingCapacity: true)
         index.query(latitude: fix.latitude, longitude: fix.longitude, margin: accuracy, stamp: currentStamp,
@@ -119,6 +120,12 @@ extension EngineCore {
         stamp &+= 1
         if stamp == 0 { resetStamps() }
         return stamp
+    }
+
+    /// Every device's cell cache emptied: the grid's version tags wrapped around (`RegionIndex.CellCache`).
+    mutating func resetCellCaches() {
+        for d in devices.indices { devices[d].cellCache = RegionIndex.CellCache() }
+        cellCacheEpoch = index.cacheEpoch
     }
 
     mutating func resetStamps() {

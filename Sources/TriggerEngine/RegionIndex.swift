@@ -36,17 +36,22 @@ struct RegionIndex {
         }
     }
 
-    /// A device's last base-level cell: fixes of a moving device mostly land in the same cell, so the probe (a
-    /// likely cache miss with many cells) is skipped. Valid while the frozen grid is the one it was taken from.
+    /// A device's last base-level cell and its range of entries: fixes of a moving device mostly land in the same
+    /// cell, so the probe and the range (two likely cache misses with many cells) are skipped. `key` is the cell's
+    /// column and row tagged with the low 11 bits of the grid's version: valid while the frozen grid is the one it
+    /// was taken from. Every 2,048 rebuilds the tags repeat, and `cacheEpoch` moves so the engine clears every
+    /// device's cache before a stale one could pass for current.
     struct CellCache {
-        var key: UInt64 = 0
-        var version: UInt32 = .max
-        var range: Int32 = -1
+        var key: UInt64 = .max
+        var start: UInt32 = 0
+        var count: UInt32 = 0
     }
 
     static let levels = 24
     /// Changes whenever the frozen grid is rebuilt.
     private(set) var version: UInt32 = 0
+    /// Moves each time the cell caches' version tags wrap around (see `CellCache`).
+    private(set) var cacheEpoch = 0
     let accuracyAllowance: Double
 
     // The frozen grid: cell key → range in the entry arrays.
@@ -234,7 +239,7 @@ struct RegionIndex {
         occupiedLevels = levelsSeen.sorted()
         baseLevel = base
         version &+= 1
-        if version == .max { version = 0 }
+        if version & 0x7FF == 0 { cacheEpoch += 1 }
         overflowHeads = CellTable()
         overflowNodes.removeAll(keepingCapacity: true)
         overflowLevels.removeAll()
@@ -302,16 +307,18 @@ struct RegionIndex {
                     let level = occupiedLevels[0]
                     let y = RegionIndex.row(latitude, level: level)
                     let key = RegionIndex.key(level: level, x: column(longitude, row: y, level: level), y: y)
-                    let r: Int32
-                    if cache.version == version, cache.key == key {
-                        r = cache.range
-                    } else {
-                        r = cells.lookup(key) ?? -1
-                        cache = CellCache(key: key, version: version, range: r)
+                    // Column (bits 29–52: at most 2^23, at level 23) and row (under 2^22), the version's tag above.
+                    let tagged = (key & 0x001F_FFFF_FFFF_FFFF) | UInt64(version & 0x7FF) << 53
+                    if cache.key != tagged {
+                        let r = cells.lookup(key) ?? -1
+                        if r >= 0 {
+                            let range = ranges[Int(r)]
+                            cache = CellCache(key: tagged, start: UInt32(range.start), count: UInt32(range.count))
+                        } else {
+                            cache = CellCache(key: tagged, start: 0, count: 0)
+                        }
                     }
-                    guard r >= 0 else { return }
-                    let range = ranges[Int(r)]
-                    let start = Int(range.start), end = start + Int(range.count)
+                    let start = Int(cache.start), end = start + Int(cache.count)
                     for i in start..<end where boxes[i].near(fLat, fLon, margins().lat, margins().lon) { report(slots[i]) }
                     return
                 }

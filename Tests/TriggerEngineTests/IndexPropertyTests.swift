@@ -157,3 +157,31 @@ import TestSupport
     }
 }
 
+
+/// A device's cell cache is tagged with 11 bits of the grid's version: after exactly 2,048 rebuilds the tag comes
+/// round again, and the caches must have been cleared, or a fix in the same cell would read a range of entries
+/// from a grid that no longer exists (here: region A missed, so a spurious exit).
+@Suite struct CellCacheWrapTests {
+    @Test func cachesAreClearedWhenTheVersionTagWrapsAround() throws {
+        let engine = TriggerEngine()
+        let centre = Coordinate(latitude: 48.0, longitude: 11.0)
+        // In one batch, so the grid is rebuilt with A in it and the first fix takes its cell cache from that grid.
+        try engine.add(contentsOf: [IndexPropertyTests.request("a", .circle(center: centre, radius: 200))])
+        var fired: [String] = []
+        func fix(_ seconds: Int64) {
+            engine.process(LocationFix(device: "d", timestamp: Timestamp(microseconds: seconds * 1_000_000), latitude: centre.latitude,
+                                       longitude: centre.longitude)) { fired.append("\($0.identifier) \($0.event)") }
+        }
+        fix(1)
+        #expect(fired == ["a entry"])
+        let before = engine.core.index.version
+        // 2,048 rebuilds, each replacing region B in a cell west of A's (a smaller key): from the first on, A's
+        // range starts after B's, where the cache taken before them says it starts.
+        for _ in 0..<2_048 {
+            try engine.add(contentsOf: [IndexPropertyTests.request("b", .circle(center: Coordinate(latitude: 48.0, longitude: 10.0), radius: 200))])
+        }
+        #expect(engine.core.index.version &- before == 2_048)
+        fix(2)
+        #expect(fired == ["a entry"], "\(fired)")
+    }
+}
