@@ -13,6 +13,11 @@ public struct JSONWriter {
         bytes.reserveCapacity(capacity)
     }
 
+    /// A writer appending to `bytes` at the top level (no separator before its first value).
+    public init(appendingTo bytes: [UInt8]) {
+        self.bytes = bytes
+    }
+
     public mutating func beginObject() { separate(); bytes.append(UInt8(ascii: "{")); push() }
     public mutating func endObject() { bytes.append(UInt8(ascii: "}")); pop() }
     public mutating func beginArray() { separate(); bytes.append(UInt8(ascii: "[")); push() }
@@ -47,12 +52,7 @@ public struct JSONWriter {
     public mutating func number(_ v: Int) { separate(); appendDecimal(Int64(v)) }
     public mutating func number(_ v: Double) {
         separate()
-        guard v.isFinite else { append4(0x6E, 0x75, 0x6C, 0x6C); return }
-        if v == v.rounded(), abs(v) < 9_007_199_254_740_992 {
-            appendDecimal(Int64(v))
-        } else {
-            bytes.append(contentsOf: v.description.utf8)
-        }
+        Self.appendNumber(v, to: &bytes)
     }
     /// `v` rounded to hundredths, the same text `number((v * 100).rounded() / 100)` writes, without its
     /// `Double.description` String (a heap allocation per beacon sighting's distance).
@@ -135,8 +135,39 @@ public struct JSONWriter {
         bytes.append(a); bytes.append(b); bytes.append(c); bytes.append(d)
     }
 
+    private mutating func appendDecimal(_ v: Int64) { Self.appendDecimal(v, to: &bytes) }
+
+    // MARK: Appending to bytes directly
+    //
+    // For renderers that know their document's shape when compiling (the notification): constant runs of JSON go
+    // in as one copy each, with no separator bookkeeping per member.
+
+    /// `s` verbatim: JSON text known when compiling.
+    @inline(__always)
+    public static func appendLiteral(_ s: StaticString, to bytes: inout [UInt8]) {
+        bytes.append(contentsOf: UnsafeBufferPointer(start: s.utf8Start, count: s.utf8CodeUnitCount))
+    }
+
+    /// `s` as a JSON string, quoted and escaped.
+    public static func appendQuoted(_ s: String, to bytes: inout [UInt8]) {
+        bytes.append(UInt8(ascii: "\""))
+        var s = s
+        s.withUTF8 { appendEscaped($0, to: &bytes) }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// A number as `number(_:)` writes it (integral values without ".0", non-finite as null).
+    public static func appendNumber(_ v: Double, to bytes: inout [UInt8]) {
+        guard v.isFinite else { appendLiteral("null", to: &bytes); return }
+        if v == v.rounded(), abs(v) < 9_007_199_254_740_992 {
+            appendDecimal(Int64(v), to: &bytes)
+        } else {
+            bytes.append(contentsOf: v.description.utf8)
+        }
+    }
+
     /// Decimal digits of `v`, without a String in between.
-    private mutating func appendDecimal(_ v: Int64) {
+    public static func appendDecimal(_ v: Int64, to bytes: inout [UInt8]) {
         if v < 0 { bytes.append(UInt8(ascii: "-")) }
         var m = v.magnitude
         guard m >= 10 else { bytes.append(UInt8(truncatingIfNeeded: m) + 48); return }
@@ -151,16 +182,11 @@ public struct JSONWriter {
         }
     }
 
-    private mutating func appendQuoted(_ s: String) {
-        bytes.append(UInt8(ascii: "\""))
-        var s = s
-        s.withUTF8 { appendEscaped($0) }
-        bytes.append(UInt8(ascii: "\""))
-    }
+    private mutating func appendQuoted(_ s: String) { Self.appendQuoted(s, to: &bytes) }
 
     /// Runs that need no escaping (the usual case: ASCII names and text) are found eight bytes at a time and
     /// copied whole; only `"`, `\` and control characters are escaped. Bytes ≥ 0x80 (UTF-8) pass through.
-    private mutating func appendEscaped(_ utf8: UnsafeBufferPointer<UInt8>) {
+    private static func appendEscaped(_ utf8: UnsafeBufferPointer<UInt8>, to bytes: inout [UInt8]) {
         guard let base = utf8.baseAddress else { return }
         let count = utf8.count
         var runStart = 0, i = 0

@@ -1,54 +1,81 @@
 import JSON
 
 extension FiredNotification {
-    /// One compact JSON object in the SPEC §4 member order (no trailing newline).
+    /// One compact JSON object in the SPEC §4 member order (no trailing newline). The shape is fixed, so each run
+    /// of constant JSON between two values is one copy (`Output.notificationJSON` in Tools/micro-benchmarks; the
+    /// general writer's per-member bookkeeping was most of its time).
     public func writeJSON(to w: inout JSONWriter) {
-        w.beginObject()
-        w.field(literal: "identifier", identifier)
-        w.field(literal: "deliveryId", deliveryId)
-        w.key(literal: "content")
-        w.beginObject()
-        w.field(literal: "title", content.title)
-        w.field(literal: "subtitle", content.subtitle)
-        w.field(literal: "body", content.body)
-        if let badge = content.badge { w.field(literal: "badge", badge) }
-        if let sound = content.sound { w.field(literal: "sound", sound) }
-        w.field(literal: "categoryIdentifier", content.categoryIdentifier)
-        w.field(literal: "threadIdentifier", content.threadIdentifier ?? regionID)
-        w.field(literal: "summaryArgument", content.summaryArgument ?? device)
-        w.key(literal: "userInfo")
-        w.value(content.userInfo)
-        w.endObject()
-        w.key(literal: "trigger")
-        w.beginObject()
-        w.field(literal: "type", "location")
-        w.field(literal: "event", event.rawValue)
-        w.field(literal: "repeats", repeats)
-        w.key(literal: "region")
-        w.beginObject()
-        w.field(literal: "type", regionType)
-        w.field(literal: "id", regionID)
-        if let regionName { w.field(literal: "name", regionName) }
-        w.endObject()
-        w.endObject()
-        w.field(literal: "device", device)
-        if let fix {
-            w.key(literal: "fix")
-            w.beginObject()
-            w.key(literal: "timestamp")
-            w.timestamp(fix.timestamp)
-            w.field(literal: "latitude", fix.latitude)
-            w.field(literal: "longitude", fix.longitude)
-            if let a = fix.horizontalAccuracy { w.field(literal: "horizontalAccuracy", a) }
-            w.endObject()
+        w.rawValue { b in
+            typealias J = JSONWriter
+            J.appendLiteral("{\"identifier\":", to: &b)
+            J.appendQuoted(identifier, to: &b)
+            J.appendLiteral(",\"deliveryId\":", to: &b)
+            J.appendQuoted(deliveryId, to: &b)
+            J.appendLiteral(",\"content\":{\"title\":", to: &b)
+            J.appendQuoted(content.title, to: &b)
+            J.appendLiteral(",\"subtitle\":", to: &b)
+            J.appendQuoted(content.subtitle, to: &b)
+            J.appendLiteral(",\"body\":", to: &b)
+            J.appendQuoted(content.body, to: &b)
+            if let badge = content.badge {
+                J.appendLiteral(",\"badge\":", to: &b)
+                J.appendDecimal(Int64(badge), to: &b)
+            }
+            if let sound = content.sound {
+                J.appendLiteral(",\"sound\":", to: &b)
+                J.appendQuoted(sound, to: &b)
+            }
+            J.appendLiteral(",\"categoryIdentifier\":", to: &b)
+            J.appendQuoted(content.categoryIdentifier, to: &b)
+            J.appendLiteral(",\"threadIdentifier\":", to: &b)
+            J.appendQuoted(content.threadIdentifier ?? regionID, to: &b)
+            J.appendLiteral(",\"summaryArgument\":", to: &b)
+            J.appendQuoted(content.summaryArgument ?? device, to: &b)
+            J.appendLiteral(",\"userInfo\":", to: &b)
+            // The general writer for userInfo, on the same bytes (swapped in and out: no copy, no second buffer).
+            var nested = JSONWriter(appendingTo: [])
+            swap(&nested.bytes, &b)
+            nested.value(content.userInfo)
+            swap(&nested.bytes, &b)
+            switch event {
+            case .entry: J.appendLiteral("},\"trigger\":{\"type\":\"location\",\"event\":\"entry\",\"repeats\":", to: &b)
+            case .exit: J.appendLiteral("},\"trigger\":{\"type\":\"location\",\"event\":\"exit\",\"repeats\":", to: &b)
+            }
+            if repeats { J.appendLiteral("true", to: &b) } else { J.appendLiteral("false", to: &b) }
+            J.appendLiteral(",\"region\":{\"type\":", to: &b)
+            J.appendQuoted(regionType, to: &b)
+            J.appendLiteral(",\"id\":", to: &b)
+            J.appendQuoted(regionID, to: &b)
+            if let regionName {
+                J.appendLiteral(",\"name\":", to: &b)
+                J.appendQuoted(regionName, to: &b)
+            }
+            J.appendLiteral("}},\"device\":", to: &b)
+            J.appendQuoted(device, to: &b)
+            if let fix {
+                J.appendLiteral(",\"fix\":{\"timestamp\":\"", to: &b)
+                fix.timestamp.appendRFC3339(to: &b)
+                J.appendLiteral("\",\"latitude\":", to: &b)
+                J.appendNumber(fix.latitude, to: &b)
+                J.appendLiteral(",\"longitude\":", to: &b)
+                J.appendNumber(fix.longitude, to: &b)
+                if let a = fix.horizontalAccuracy {
+                    J.appendLiteral(",\"horizontalAccuracy\":", to: &b)
+                    J.appendNumber(a, to: &b)
+                }
+                J.appendLiteral("}", to: &b)
+            }
+            if let beacon {
+                J.appendLiteral(",\"beacon\":", to: &b)
+                var nested = JSONWriter(appendingTo: [])
+                swap(&nested.bytes, &b)
+                beacon.writeJSON(to: &nested)
+                swap(&nested.bytes, &b)
+            }
+            J.appendLiteral(",\"firedAt\":\"", to: &b)
+            firedAt.appendRFC3339(to: &b)
+            J.appendLiteral("\"}", to: &b)
         }
-        if let beacon {
-            w.key(literal: "beacon")
-            beacon.writeJSON(to: &w)
-        }
-        w.key(literal: "firedAt")
-        w.timestamp(firedAt)
-        w.endObject()
     }
 
     public var jsonLine: String {
