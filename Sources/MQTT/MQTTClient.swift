@@ -35,6 +35,7 @@ public final class MQTTClient: Sendable {
     deinit {
         shared.state.withLock { $0.closing = true }
         _ = mosquitto_disconnect(handle.pointer)
+        handle.wakeNetworkThread()
         wake.signal()
     }
 
@@ -101,6 +102,7 @@ public final class MQTTClient: Sendable {
             s.subscriptionMids[mid] = id
             return id
         }
+        handle.wakeNetworkThread()
         try await shared.wait(id, until: deadline) { _ in .timeout("no SUBACK for \"\(filter)\"") }.get()
     }
 
@@ -111,6 +113,7 @@ public final class MQTTClient: Sendable {
             return s.finished ? nil : ClientState.register(.shutdown, in: &s)
         }
         _ = mosquitto_disconnect(handle.pointer)  // wakes the network thread when connected
+        handle.wakeNetworkThread()  // (in its own poll, when the socket's descriptor is too high for select)
         wake.signal()  // and when waiting to reconnect
         if let id { _ = await shared.wait(id, until: .now + .seconds(60)) { _ in .closed } }
     }
@@ -162,7 +165,10 @@ public final class MQTTClient: Sendable {
             }
         }
         switch sent {
-        case .queued, .stop: return nil
+        case .queued:
+            handle.wakeNetworkThread()
+            return nil
+        case .stop: return nil
         case .failed(let error): return error
         }
     }

@@ -1,4 +1,5 @@
 import CMosquitto
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -14,6 +15,11 @@ private let libraryInitialized: Void = { _ = mosquitto_lib_init() }()
 final class MosquittoHandle: @unchecked Sendable {
     let pointer: OpaquePointer
     private let userdata: Unmanaged<ClientState>
+    /// A pipe that wakes the network thread's own `poll` (see `NetworkLoop.pass`), used instead of `mosquitto_loop`
+    /// when the socket's descriptor is too high for `select`; libmosquitto's own wake-up pipe is not reachable.
+    let wakeRead: Int32, wakeWrite: Int32
+    /// Set once `select` has refused this client's descriptors: the network thread polls them itself from then on.
+    let ownPoll = Atomic<Bool>(false)
 
     init(options: MQTTClient.Options, state: ClientState) throws(MQTTError) {
         _ = libraryInitialized
@@ -25,6 +31,11 @@ final class MosquittoHandle: @unchecked Sendable {
         }
         pointer = p
         userdata = box
+        var ends: [Int32] = [-1, -1]
+        if pipe(&ends) == 0 {
+            for fd in ends { _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK); _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        }
+        (wakeRead, wakeWrite) = (ends[0], ends[1])
         // Every stored property is set: if `configure` throws, deinit runs and destroys the handle and releases the
         // userdata. (Doing it here as well freed both twice.)
         try configure(options)
@@ -34,6 +45,14 @@ final class MosquittoHandle: @unchecked Sendable {
     deinit {
         mosquitto_destroy(pointer)
         userdata.release()
+        for fd in [wakeRead, wakeWrite] where fd >= 0 { close(fd) }
+    }
+
+    /// After a packet is queued from another thread: wakes the network thread when it waits in its own `poll`.
+    func wakeNetworkThread() {
+        guard wakeWrite >= 0, ownPoll.load(ordering: .relaxed) else { return }
+        var byte: UInt8 = 1
+        _ = write(wakeWrite, &byte, 1)
     }
 
     private func check(_ rc: Int32, _ what: String) throws(MQTTError) {

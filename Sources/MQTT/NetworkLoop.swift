@@ -27,7 +27,7 @@ struct NetworkLoop: Sendable {
             if rc == Self.success {
                 Self.acknowledgeQuickly(mosquitto_socket(p))
                 // Returns within a second at most, at once when a publish or close() queues a packet.
-                rc = mosquitto_loop(p, 1000, 1)
+                rc = pass(p)
                 code = errno
                 if rc == Self.success { continue }
             }
@@ -44,6 +44,38 @@ struct NetworkLoop: Sendable {
             for _ in 0..<20 where mosquitto_loop(p, 50, 1) == Self.success {}
         }
         state.finishAll()
+    }
+
+    /// One pass of the network loop. `mosquitto_loop` waits in `select`, which cannot watch a descriptor of 1024 or
+    /// more (its socket, or its internal wake-up pipe, made when the client was): a service holding many connections
+    /// gets such descriptors, and every pass failed with MOSQ_ERR_INVAL ("Invalid function arguments"). From the
+    /// first such failure on, this waits in `poll` on the socket and the handle's own wake pipe, and does the
+    /// reading, writing and keep-alive work itself.
+    private func pass(_ p: OpaquePointer) -> Int32 {
+        if !handle.ownPoll.load(ordering: .relaxed) {
+            let rc = mosquitto_loop(p, 1000, 1)
+            guard rc == MOSQ_ERR_INVAL.rawValue else { return rc }
+            handle.ownPoll.store(true, ordering: .relaxed)
+        }
+        let socket = mosquitto_socket(p)
+        guard socket >= 0 else { return MOSQ_ERR_NO_CONN.rawValue }
+        let readable = Int16(POLLIN | POLLPRI), failed = Int16(POLLERR | POLLHUP | POLLNVAL)
+        var fds = [pollfd(fd: socket, events: readable | (mosquitto_want_write(p) ? Int16(POLLOUT) : 0), revents: 0),
+                   pollfd(fd: handle.wakeRead, events: Int16(POLLIN), revents: 0)]
+        if poll(&fds, nfds_t(fds.count), 1000) < 0, errno != EINTR { return MOSQ_ERR_ERRNO.rawValue }
+        if fds[1].revents & Int16(POLLIN) != 0 {
+            var drained = [UInt8](repeating: 0, count: 256)
+            while read(handle.wakeRead, &drained, drained.count) > 0 {}
+        }
+        if fds[0].revents & (readable | failed) != 0 {
+            let rc = mosquitto_loop_read(p, 1)
+            if rc != Self.success { return rc }
+        }
+        if mosquitto_want_write(p) {
+            let rc = mosquitto_loop_write(p, 1)
+            if rc != Self.success { return rc }
+        }
+        return mosquitto_loop_misc(p)
     }
 
     /// A broker that keeps Nagle's algorithm on (mosquitto's default, `set_tcp_nodelay false`) holds each small
