@@ -7,74 +7,55 @@ extension FiredNotification {
     public func writeJSON(to w: inout JSONWriter) {
         w.rawValue { b in
             typealias J = JSONWriter
-            J.appendLiteral("{\"identifier\":", to: &b)
-            J.appendQuoted(identifier, to: &b)
-            J.appendLiteral(",\"deliveryId\":", to: &b)
-            J.appendQuoted(deliveryId, to: &b)
-            J.appendLiteral(",\"content\":{\"title\":", to: &b)
-            J.appendQuoted(content.title, to: &b)
-            J.appendLiteral(",\"subtitle\":", to: &b)
-            J.appendQuoted(content.subtitle, to: &b)
-            J.appendLiteral(",\"body\":", to: &b)
-            J.appendQuoted(content.body, to: &b)
+            // A member whose name (with the constant JSON before it) is known when compiling, then its value.
+            func text(_ before: StaticString, _ value: String) { J.appendLiteral(before, to: &b); J.appendQuoted(value, to: &b) }
+            func number(_ before: StaticString, _ value: Double) { J.appendLiteral(before, to: &b); J.appendNumber(value, to: &b) }
+            func time(_ before: StaticString, _ value: Timestamp) {
+                J.appendLiteral(before, to: &b)
+                value.appendRFC3339(to: &b)
+                J.appendLiteral("\"", to: &b)
+            }
+            // A value through the general writer, on the same bytes (swapped in and out: no copy, no second buffer).
+            func general(_ before: StaticString, _ write: (inout JSONWriter) -> Void) {
+                J.appendLiteral(before, to: &b)
+                var nested = JSONWriter(appendingTo: [])
+                swap(&nested.bytes, &b)
+                write(&nested)
+                swap(&nested.bytes, &b)
+            }
+            text("{\"identifier\":", identifier)
+            text(",\"deliveryId\":", deliveryId)
+            text(",\"content\":{\"title\":", content.title)
+            text(",\"subtitle\":", content.subtitle)
+            text(",\"body\":", content.body)
             if let badge = content.badge {
                 J.appendLiteral(",\"badge\":", to: &b)
                 J.appendDecimal(Int64(badge), to: &b)
             }
-            if let sound = content.sound {
-                J.appendLiteral(",\"sound\":", to: &b)
-                J.appendQuoted(sound, to: &b)
-            }
-            J.appendLiteral(",\"categoryIdentifier\":", to: &b)
-            J.appendQuoted(content.categoryIdentifier, to: &b)
-            J.appendLiteral(",\"threadIdentifier\":", to: &b)
-            J.appendQuoted(content.threadIdentifier ?? regionID, to: &b)
-            J.appendLiteral(",\"summaryArgument\":", to: &b)
-            J.appendQuoted(content.summaryArgument ?? device, to: &b)
-            J.appendLiteral(",\"userInfo\":", to: &b)
-            // The general writer for userInfo, on the same bytes (swapped in and out: no copy, no second buffer).
-            var nested = JSONWriter(appendingTo: [])
-            swap(&nested.bytes, &b)
-            nested.value(content.userInfo)
-            swap(&nested.bytes, &b)
+            if let sound = content.sound { text(",\"sound\":", sound) }
+            text(",\"categoryIdentifier\":", content.categoryIdentifier)
+            text(",\"threadIdentifier\":", content.threadIdentifier ?? regionID)
+            text(",\"summaryArgument\":", content.summaryArgument ?? device)
+            general(",\"userInfo\":") { $0.value(content.userInfo) }
             switch event {
             case .entry: J.appendLiteral("},\"trigger\":{\"type\":\"location\",\"event\":\"entry\",\"repeats\":", to: &b)
             case .exit: J.appendLiteral("},\"trigger\":{\"type\":\"location\",\"event\":\"exit\",\"repeats\":", to: &b)
             }
             if repeats { J.appendLiteral("true", to: &b) } else { J.appendLiteral("false", to: &b) }
-            J.appendLiteral(",\"region\":{\"type\":", to: &b)
-            J.appendQuoted(regionType, to: &b)
-            J.appendLiteral(",\"id\":", to: &b)
-            J.appendQuoted(regionID, to: &b)
-            if let regionName {
-                J.appendLiteral(",\"name\":", to: &b)
-                J.appendQuoted(regionName, to: &b)
-            }
-            J.appendLiteral("}},\"device\":", to: &b)
-            J.appendQuoted(device, to: &b)
+            text(",\"region\":{\"type\":", regionType)
+            text(",\"id\":", regionID)
+            if let regionName { text(",\"name\":", regionName) }
+            text("}},\"device\":", device)
             if let fix {
-                J.appendLiteral(",\"fix\":{\"timestamp\":\"", to: &b)
-                fix.timestamp.appendRFC3339(to: &b)
-                J.appendLiteral("\",\"latitude\":", to: &b)
-                J.appendNumber(fix.latitude, to: &b)
-                J.appendLiteral(",\"longitude\":", to: &b)
-                J.appendNumber(fix.longitude, to: &b)
-                if let a = fix.horizontalAccuracy {
-                    J.appendLiteral(",\"horizontalAccuracy\":", to: &b)
-                    J.appendNumber(a, to: &b)
-                }
+                time(",\"fix\":{\"timestamp\":\"", fix.timestamp)
+                number(",\"latitude\":", fix.latitude)
+                number(",\"longitude\":", fix.longitude)
+                if let a = fix.horizontalAccuracy { number(",\"horizontalAccuracy\":", a) }
                 J.appendLiteral("}", to: &b)
             }
-            if let beacon {
-                J.appendLiteral(",\"beacon\":", to: &b)
-                var nested = JSONWriter(appendingTo: [])
-                swap(&nested.bytes, &b)
-                beacon.writeJSON(to: &nested)
-                swap(&nested.bytes, &b)
-            }
-            J.appendLiteral(",\"firedAt\":\"", to: &b)
-            firedAt.appendRFC3339(to: &b)
-            J.appendLiteral("\"}", to: &b)
+            if let beacon { general(",\"beacon\":") { beacon.writeJSON(to: &$0) } }
+            time(",\"firedAt\":\"", firedAt)
+            J.appendLiteral("}", to: &b)
         }
     }
 

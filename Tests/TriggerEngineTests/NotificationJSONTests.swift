@@ -36,7 +36,7 @@ import TestSupport
             ("list", .array([.bool(true), .null, .number(3)])), ("nested", .object([(key: "x", value: .string(text(&rng)))])),
         ]
         let userInfo: JSONValue = rng.next() % 3 == 0 ? .object([]) : .object(members)
-        let content = NotificationContent(title: text(&rng), subtitle: text(&rng), body: text(&rng), badge: maybe(Int(rng.next() % 100)),
+        let content = NotificationContent(title: text(&rng), subtitle: text(&rng), body: text(&rng), badge: maybe(k % 7 == 0 ? Int.max - k : Int(rng.next() % 100)),
                                           sound: maybe(text(&rng)), categoryIdentifier: text(&rng),
                                           threadIdentifier: maybe(text(&rng)), summaryArgument: maybe(text(&rng)), userInfo: userInfo)
         let time = Timestamp(microseconds: 1_700_000_000_000_000 + Int64(rng.next() % 1_000_000_000_000))
