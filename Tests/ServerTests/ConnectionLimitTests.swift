@@ -27,7 +27,8 @@ import Testing
             }
             let elapsed = ContinuousClock.now - start
             #expect(closed, "a trickling head was never cut")
-            #expect(elapsed >= .milliseconds(500) && elapsed < .seconds(3), "closed after \(elapsed)")
+            // The whole head takes over 6.6 s to trickle in; the upper bound leaves room for a loaded machine.
+            #expect(elapsed >= .milliseconds(500) && elapsed < .seconds(6), "closed after \(elapsed)")
         }
     }
 
@@ -66,9 +67,11 @@ import Testing
             }
             #expect(first.httpStatus == 200, "\(first)")
             let start = ContinuousClock.now
-            #expect(await c.isClosed(within: .seconds(3)))
+            // Without the idle timeout the connection stays open for good; 10 s leaves room for a loaded machine
+            // (the whole suite runs side by side on two cores).
+            #expect(await c.isClosed(within: .seconds(10)))
             let elapsed = ContinuousClock.now - start
-            #expect(elapsed >= .milliseconds(200) && elapsed < .seconds(3), "closed after \(elapsed)")
+            #expect(elapsed >= .milliseconds(200) && elapsed < .seconds(10), "closed after \(elapsed)")
         }
     }
 

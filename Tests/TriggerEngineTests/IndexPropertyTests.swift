@@ -104,14 +104,14 @@ import TestSupport
     /// every box holding the point, grown by the fix's margin, is reported. Cells whose longitude scale follows
     /// their row's latitude must be found the same way they were filed.
     @Test func gridFindsEveryBoxAtEveryLatitude() async throws {
-        await propertyCheck(count: 60, input: Gen.int(in: 0...1_000_000_000)) { seed in
+        await propertyCheck(count: 24, input: Gen.int(in: 0...1_000_000_000)) { seed in
             var rng = SplitMix(seed: UInt64(truncatingIfNeeded: seed))
             var index = RegionIndex(accuracyAllowance: 50)
             let centre = (latitude: rng.double(-89.5, 89.5), longitude: rng.double(-180, 180))
             let batch = seed % 2 == 0
             if batch { index.beginBatch() }
             var boxes: [BoundingBox] = []
-            for k in 0..<400 {
+            for k in 0..<300 {
                 let metres = exp(rng.double(log(10), log(300_000)))
                 let lat = min(89.9, max(-89.9, centre.latitude + rng.double(-1.5, 1.5)))
                 let dLat = Geodesy.latitudeDegrees(spanning: metres)
@@ -124,7 +124,9 @@ import TestSupport
             }
             if batch { index.endBatch() }
             var stamps = [UInt32](repeating: 0, count: boxes.count)
-            for p in 0..<600 {
+            for p in 0..<400 {
+                // Other tests share the two threads: let them run between points (this one is all computation).
+                if p % 50 == 0 { await Task.yield() }
                 // Points inside boxes (a corner region or anywhere) and points around the centre.
                 let point: (latitude: Double, longitude: Double)
                 if p % 2 == 0 {
