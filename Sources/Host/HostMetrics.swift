@@ -10,7 +10,7 @@ struct HostMetrics: Sendable {
     let exits = Counter(label: "geotrigger_transitions_total", dimensions: [("event", "exit")])
     /// Evaluating one batch in the engine.
     let evaluation = Metrics.Timer(label: "geotrigger_evaluation_seconds", preferredDisplayUnit: .seconds)
-    /// From a batch's journal write to its fsync covering it (group commit included).
+    /// From a batch's record handed to the writer thread to an fsync covering it (the write and group commit included).
     let durable = Metrics.Timer(label: "geotrigger_journal_durable_seconds", preferredDisplayUnit: .seconds)
     let journalRecords = Counter(label: "geotrigger_journal_records_total")
     let journalBytes = Counter(label: "geotrigger_journal_bytes_total")
