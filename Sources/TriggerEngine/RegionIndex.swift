@@ -213,27 +213,25 @@ struct RegionIndex {
         }
         pairs.sort { $0.key < $1.key }
         var table = CellTable()
-        var starts: [Int32] = [], counts: [Int32] = []
+        var cellRanges: [(start: Int32, count: Int32)] = []
         var slots: [Int32] = [], boxes: [CompactBox] = []
         slots.reserveCapacity(pairs.count)
         boxes.reserveCapacity(pairs.count)
         var k = 0
         while k < pairs.count {
             let key = pairs[k].key
-            table[key] = Int32(starts.count)
-            starts.append(Int32(slots.count))
-            var n: Int32 = 0
+            table[key] = Int32(cellRanges.count)
+            let start = Int32(slots.count)
             while k < pairs.count, pairs[k].key == key {
                 let f = filed[Int(pairs[k].entry)]
                 slots.append(f.slot)
                 boxes.append(CompactBox(f.box))
-                n += 1
                 k += 1
             }
-            counts.append(n)
+            cellRanges.append((start, Int32(slots.count) - start))
         }
         cells = table
-        ranges = zip(starts, counts).map { (start: $0, count: $1) }
+        ranges = cellRanges
         entrySlots = slots
         entryBoxes = boxes
         occupiedLevels = levelsSeen.sorted()
