@@ -18,4 +18,23 @@ public struct PolygonSet: Hashable, Sendable {
     public init(polygons: [[[Coordinate]]]) { self.polygons = polygons }
 
     public var vertexCount: Int { polygons.reduce(0) { $0 + $1.reduce(0) { $0 + $1.count } } }
+
+    /// Each part's bounding box (its rings' vertices; a part with no vertices is left out).
+    public var partBounds: [BoundingBox] {
+        polygons.compactMap { part in
+            var box: BoundingBox?
+            for ring in part {
+                for c in ring {
+                    if var b = box {
+                        b.minLatitude = min(b.minLatitude, c.latitude); b.maxLatitude = max(b.maxLatitude, c.latitude)
+                        b.minLongitude = min(b.minLongitude, c.longitude); b.maxLongitude = max(b.maxLongitude, c.longitude)
+                        box = b
+                    } else {
+                        box = BoundingBox(minLatitude: c.latitude, maxLatitude: c.latitude, minLongitude: c.longitude, maxLongitude: c.longitude)
+                    }
+                }
+            }
+            return box
+        }
+    }
 }

@@ -1,10 +1,22 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Point location in validated polygonal geometry, in pure Swift, for the per-fix hot path.
 ///
 /// GEOS stays the authority on validity (`GEOSContext.validatedPolygons`) and is the oracle in tests; per fix it is
-/// slower and allocates a point per query (GEOS-NOTES.md), so evaluation uses this: every ring's edges (shells and
-/// holes of every part) in one flat array, bucketed into horizontal bands so a query only scans the edges that span
-/// its latitude. Even-odd ray casting over all rings is exact for valid (multi)polygons with holes.
-public struct PolygonLocator: Sendable {
+/// slower and allocates a point per query (GEOS-NOTES.md), so evaluation uses this. Every ring's edges (shells and
+/// holes of every part) sit in one flat array, and a grid over the bounds lists the edges passing through each cell
+/// (conservatively: an edge within a hair of a cell is listed in it). A cell no edge touches is wholly inside or
+/// wholly outside, decided once when the locator is built, so most queries answer from one byte. Elsewhere a
+/// horizontal ray from the point counts crossings only through the cells up to the next empty one, whose state stands
+/// for every crossing beyond it: even-odd ray casting, with the same comparisons a scan of every edge makes, so the
+/// answers are those of that scan (a test compares them) at a fraction of its work on spiky or detailed shapes.
+public final class PolygonLocator: Sendable {
     public enum Location: Sendable, Equatable { case inside, boundary, outside }
 
     @usableFromInline
@@ -15,14 +27,28 @@ public struct PolygonLocator: Sendable {
         @usableFromInline var isSeam: Bool
     }
 
+    /// A grid cell's state: no edge touches it and it lies outside or inside, or edges pass through it.
+    @usableFromInline static let outsideCell: UInt8 = 0
+    @usableFromInline static let insideCell: UInt8 = 1
+    @usableFromInline static let edgeCell: UInt8 = 2
+    /// An edge cell whose walk to an empty cell is shorter to the left (in edges scanned).
+    @usableFromInline static let edgeCellWalkingLeft: UInt8 = 3
+
     @usableFromInline let edges: [Edge]
-    @usableFromInline let bandOffsets: [Int32]
-    @usableFromInline let bandEdges: [Int32]
-    @usableFromInline let bandMin: Double
-    @usableFromInline let bandScale: Double
-    @usableFromInline let bandCount: Int
+    /// Row-major cells: `cellStart[c]..<cellStart[c + 1]` indexes `cellEdges`.
+    @usableFromInline let cellStart: [Int32]
+    @usableFromInline let cellEdges: [Int32]
+    @usableFromInline let cellState: [UInt8]
+    @usableFromInline let columns: Int
+    @usableFromInline let rows: Int
+    @usableFromInline let columnScale: Double
+    @usableFromInline let rowScale: Double
     public let bounds: BoundingBox
     public var edgeCount: Int { edges.count }
+
+    /// How far past its ends (degrees, ~0.1 mm) an edge is listed in cells: far more than the rounding of any
+    /// intersection computed here, so a point in a cell with no edges is never within rounding of one.
+    @usableFromInline static let slack = 1e-9
 
     public init(_ set: PolygonSet) {
         var edges: [Edge] = []
@@ -34,102 +60,262 @@ public struct PolygonLocator: Sendable {
                     if a == b { continue }
                     let seam = a.longitude == b.longitude && abs(a.longitude) == 180
                     edges.append(Edge(ax: a.longitude, ay: a.latitude, bx: b.longitude, by: b.latitude, isSeam: seam))
-                    minX = min(minX, a.longitude); maxX = max(maxX, a.longitude)
-                    minY = min(minY, a.latitude); maxY = max(maxY, a.latitude)
+                    minX = min(minX, a.longitude, b.longitude); maxX = max(maxX, a.longitude, b.longitude)
+                    minY = min(minY, a.latitude, b.latitude); maxY = max(maxY, a.latitude, b.latitude)
                 }
             }
         }
         if edges.isEmpty { minX = 0; maxX = 0; minY = 0; maxY = 0 }
         self.edges = edges
-        self.bounds = BoundingBox(minLatitude: minY, maxLatitude: maxY, minLongitude: minX, maxLongitude: maxX)
-        // About four edges per band keeps a query's scan short without blowing up memory on spiky shapes.
-        let count = max(1, min(8192, edges.count / 4))
-        let height = maxY > minY ? (maxY - minY) / Double(count) : 1
-        self.bandCount = count
-        self.bandMin = minY
-        self.bandScale = 1 / height
-        var counts = [Int32](repeating: 0, count: count + 1)
-        @inline(__always) func band(_ y: Double) -> Int { min(count - 1, max(0, Int((y - minY) * (1 / height)))) }
-        for e in edges {
-            let lo = band(min(e.ay, e.by)), hi = band(max(e.ay, e.by))
-            for b in lo...hi { counts[b + 1] += 1 }
+        let bounds = BoundingBox(minLatitude: minY, maxLatitude: maxY, minLongitude: minX, maxLongitude: maxX)
+        self.bounds = bounds
+
+        // About two cells per edge, shaped like the box on the ground: fine enough that the inside of a detailed
+        // shape is mostly empty cells, small next to the edges themselves (one byte and four per cell).
+        let width = (maxX - minX) * max(0.01, cos((minY + maxY) / 2 * .pi / 180)), height = maxY - minY
+        let target = Double(min(1 << 16, max(64, edges.count)))
+        var columns = 1, rows = 1
+        if width > 0, height > 0 {
+            let side = (width * height / target).squareRoot()
+            columns = max(1, min(4096, Int((width / side).rounded(.up))))
+            rows = max(1, min(4096, Int((height / side).rounded(.up))))
+        } else if width > 0 {
+            columns = Int(min(4096, target))
+        } else if height > 0 {
+            rows = Int(min(4096, target))
         }
-        for b in 0..<count { counts[b + 1] += counts[b] }
-        var fill = counts
-        var bandEdges = [Int32](repeating: 0, count: Int(counts[count]))
+        self.columns = columns
+        self.rows = rows
+        let columnScale = maxX > minX ? Double(columns) / (maxX - minX) : 0
+        let rowScale = maxY > minY ? Double(rows) / (maxY - minY) : 0
+        self.columnScale = columnScale
+        self.rowScale = rowScale
+
+        // Every cell an edge passes within `slack` of, once each: row by row, the columns the edge's stretch in that
+        // row spans. Gathered as (cell, edge) pairs, then counted into place.
+        let cellCount = rows * columns
+        var pairs: [UInt64] = []
+        pairs.reserveCapacity(edges.count * 4)
+        let slack = Self.slack
         for (i, e) in edges.enumerated() {
-            let lo = band(min(e.ay, e.by)), hi = band(max(e.ay, e.by))
-            for b in lo...hi {
-                bandEdges[Int(fill[b])] = Int32(i)
-                fill[b] += 1
+            let lowY = min(e.ay, e.by), highY = max(e.ay, e.by)
+            let firstRow = Self.cell(lowY - slack, origin: minY, scale: rowScale, count: rows)
+            let lastRow = Self.cell(highY + slack, origin: minY, scale: rowScale, count: rows)
+            let inverseDY = e.ay == e.by ? 0 : 1 / (e.by - e.ay)
+            for row in firstRow...lastRow {
+                var x0 = min(e.ax, e.bx), x1 = max(e.ax, e.bx)
+                if e.ay != e.by, firstRow != lastRow {
+                    let rowLow = minY + Double(row) / rowScale, rowHigh = minY + Double(row + 1) / rowScale
+                    let ta = min(1, max(0, (max(lowY, rowLow - slack) - e.ay) * inverseDY))
+                    let tb = min(1, max(0, (min(highY, rowHigh + slack) - e.ay) * inverseDY))
+                    let xa = e.ax + ta * (e.bx - e.ax), xb = e.ax + tb * (e.bx - e.ax)
+                    x0 = min(xa, xb); x1 = max(xa, xb)
+                }
+                let first = Self.cell(x0 - slack, origin: minX, scale: columnScale, count: columns)
+                let last = Self.cell(x1 + slack, origin: minX, scale: columnScale, count: columns)
+                for column in first...last { pairs.append(UInt64(row * columns + column) << 32 | UInt64(i)) }
             }
         }
-        self.bandOffsets = counts
-        self.bandEdges = bandEdges
+        var start = [Int32](repeating: 0, count: cellCount + 1)
+        var cellEdges = [Int32](repeating: 0, count: pairs.count)
+        start.withUnsafeMutableBufferPointer { start in
+            for p in pairs { start[Int(p >> 32) + 1] += 1 }
+            for c in 0..<cellCount { start[c + 1] += start[c] }
+            var fill = Array(start[0..<cellCount])
+            fill.withUnsafeMutableBufferPointer { fill in
+                cellEdges.withUnsafeMutableBufferPointer { out in
+                    for p in pairs {
+                        let c = Int(p >> 32)
+                        out[Int(fill[c])] = Int32(truncatingIfNeeded: p)
+                        fill[c] += 1
+                    }
+                }
+            }
+        }
+
+        // The empty cells' states, row by row from the right: the parity of the crossings of a horizontal line
+        // through the row's middle to the right of each cell (each crossing counted in the one cell it falls in).
+        // An edge cell notes whether the walk to the nearest empty cell scans fewer edges leftwards.
+        var state = [UInt8](repeating: Self.edgeCell, count: cellCount)
+        start.withUnsafeBufferPointer { start in
+            cellEdges.withUnsafeBufferPointer { idx in
+                state.withUnsafeMutableBufferPointer { state in
+                    edges.withUnsafeBufferPointer { edges in
+                        var rightward = [Int](repeating: 0, count: columns)
+                        for row in 0..<rows {
+                            let y = rowScale > 0 ? minY + (Double(row) + 0.5) / rowScale : minY
+                            let base = row * columns
+                            var inside = false, scan = 0
+                            for column in stride(from: columns - 1, through: 0, by: -1) {
+                                let c = base + column
+                                let n = Int(start[c + 1] - start[c])
+                                rightward[column] = scan
+                                if n == 0 {
+                                    state[c] = inside ? Self.insideCell : Self.outsideCell
+                                    scan = 0
+                                    continue
+                                }
+                                scan += n
+                                for k in Int(start[c])..<Int(start[c + 1]) {
+                                    let e = edges[Int(idx[k])]
+                                    guard (e.ay > y) != (e.by > y) else { continue }
+                                    let xi = e.ax + (y - e.ay) / (e.by - e.ay) * (e.bx - e.ax)
+                                    if Self.cell(xi, origin: minX, scale: columnScale, count: columns) == column { inside.toggle() }
+                                }
+                            }
+                            scan = 0
+                            for column in 0..<columns {
+                                let c = base + column
+                                let n = Int(start[c + 1] - start[c])
+                                if n == 0 { scan = 0; continue }
+                                if scan < rightward[column] { state[c] = Self.edgeCellWalkingLeft }
+                                scan += n
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        self.cellStart = start
+        self.cellEdges = cellEdges
+        self.cellState = state
     }
 
+    /// The cell index of a coordinate along one axis, clamped to the grid (in floating point first, so a far
+    /// coordinate never overflows `Int`).
+    @inlinable @inline(__always)
+    static func cell(_ v: Double, origin: Double, scale: Double, count: Int) -> Int {
+        let f = (v - origin) * scale
+        return f >= Double(count - 1) ? count - 1 : f > 0 ? Int(f) : 0
+    }
+
+    @inlinable @inline(__always)
+    func column(_ x: Double) -> Int { Self.cell(x, origin: bounds.minLongitude, scale: columnScale, count: columns) }
+
+    @inlinable @inline(__always)
+    func row(_ y: Double) -> Int { Self.cell(y, origin: bounds.minLatitude, scale: rowScale, count: rows) }
+
+    /// The state of the cell under the point (the point clamped to the grid): reading it brings the locator and
+    /// the cell into the cache ahead of `locate`.
     @inlinable
-    func band(_ y: Double) -> Int { min(bandCount - 1, max(0, Int((y - bandMin) * bandScale))) }
+    public func cellState(latitude y: Double, longitude x: Double) -> UInt8 {
+        cellState.withUnsafeBufferPointer { $0[row(y) * columns + column(x)] }
+    }
 
     /// Where the point lies; a point exactly on an edge or vertex is `boundary`.
     @inlinable
     public func locate(latitude y: Double, longitude x: Double) -> Location {
         guard bounds.contains(latitude: y, longitude: x) else { return .outside }
-        var inside = false
-        let b = band(y)
-        return edges.withUnsafeBufferPointer { e in
-            bandEdges.withUnsafeBufferPointer { idx in
-                for k in Int(bandOffsets[b])..<Int(bandOffsets[b + 1]) {
-                    let edge = e[Int(idx[k])]
-                    let ayAbove = edge.ay > y, byAbove = edge.by > y
-                    if ayAbove != byAbove {
-                        let xi = edge.ax + (y - edge.ay) / (edge.by - edge.ay) * (edge.bx - edge.ax)
-                        if x < xi { inside.toggle() } else if x == xi { return .boundary }
-                    }
-                    // Exactly on the edge (including vertices and horizontal edges): the SPEC counts it inside.
-                    if y >= min(edge.ay, edge.by), y <= max(edge.ay, edge.by), x >= min(edge.ax, edge.bx),
-                        x <= max(edge.ax, edge.bx),
-                        (edge.bx - edge.ax) * (y - edge.ay) - (edge.by - edge.ay) * (x - edge.ax) == 0
-                    {
-                        return .boundary
+        let row = row(y), first = column(x)
+        return cellState.withUnsafeBufferPointer { state in
+            let base = row * columns
+            let s = state[base + first]
+            if s < Self.edgeCell { return s == Self.insideCell ? .inside : .outside }
+            let leftward = s == Self.edgeCellWalkingLeft
+            return edges.withUnsafeBufferPointer { e in
+                cellStart.withUnsafeBufferPointer { start in
+                    cellEdges.withUnsafeBufferPointer { idx in
+                        // The point's own cell: crossings on the walk's side of it, and whether it lies on an edge.
+                        // Every ring crosses a whole line an even number of times, so the parity of the crossings
+                        // to the left equals that of those to the right.
+                        var inside = false
+                        for k in Int(start[base + first])..<Int(start[base + first + 1]) {
+                            let edge = e[Int(idx[k])]
+                            let ayAbove = edge.ay > y, byAbove = edge.by > y
+                            if ayAbove != byAbove {
+                                let xi = edge.ax + (y - edge.ay) / (edge.by - edge.ay) * (edge.bx - edge.ax)
+                                if x == xi { return .boundary }
+                                if (leftward ? xi < x : x < xi), column(xi) == first { inside.toggle() }
+                            }
+                            // Exactly on the edge (including vertices and horizontal edges): the SPEC counts it inside.
+                            if y >= min(edge.ay, edge.by), y <= max(edge.ay, edge.by), x >= min(edge.ax, edge.bx),
+                                x <= max(edge.ax, edge.bx),
+                                (edge.bx - edge.ax) * (y - edge.ay) - (edge.by - edge.ay) * (x - edge.ax) == 0
+                            {
+                                return .boundary
+                            }
+                        }
+                        // Then each cell that way up to an empty one, which stands for everything beyond it (past the
+                        // grid's end lies outside).
+                        let step = leftward ? -1 : 1
+                        var column = first + step
+                        while column >= 0, column < columns {
+                            let c = base + column
+                            let s = state[c]
+                            if s < Self.edgeCell {
+                                if s == Self.insideCell { inside.toggle() }
+                                break
+                            }
+                            for k in Int(start[c])..<Int(start[c + 1]) {
+                                let edge = e[Int(idx[k])]
+                                guard (edge.ay > y) != (edge.by > y) else { continue }
+                                let xi = edge.ax + (y - edge.ay) / (edge.by - edge.ay) * (edge.bx - edge.ax)
+                                if self.column(xi) == column { inside.toggle() }
+                            }
+                            column += step
+                        }
+                        return inside ? .inside : .outside
                     }
                 }
-                return inside ? .inside : .outside
             }
         }
     }
 
     /// Whether any real (non-seam) edge lies closer than `metres` to the point: the SPEC's uncertain band test
     /// `|d| < r + h`. Distances use the ellipsoid's local scale at the point, exact enough at band widths of metres
-    /// to kilometres.
+    /// to kilometres. Only the edges of the cells under the band's box are measured; when the box crosses the
+    /// antimeridian or covers many cells, every edge is.
     @inlinable
     public func hasBoundary(within metres: Double, latitude y: Double, longitude x: Double) -> Bool {
         guard metres > 0, !edges.isEmpty else { return false }
         let scale = Geodesy.metresPerDegree(latitude: y)
-        let dLat = Geodesy.latitudeDegrees(spanning: metres)
-        let lo = band(y - dLat), hi = band(y + dLat)
+        let dLat = metres / scale.latitude * 1.000_001 + Self.slack
+        let dLon = metres / scale.longitude * 1.000_001 + Self.slack
         if y - dLat > bounds.maxLatitude || y + dLat < bounds.minLatitude { return false }
+        let wraps = !(dLon < 180) || x - dLon < -180 || x + dLon > 180
+        if !wraps, x - dLon > bounds.maxLongitude || x + dLon < bounds.minLongitude { return false }
+        let firstRow = row(y - dLat), lastRow = row(y + dLat)
+        let firstColumn = column(x - dLon), lastColumn = column(x + dLon)
         let m2 = metres * metres
         return edges.withUnsafeBufferPointer { e in
-            bandEdges.withUnsafeBufferPointer { idx in
-                for b in lo...hi {
-                    for k in Int(bandOffsets[b])..<Int(bandOffsets[b + 1]) {
-                        let edge = e[Int(idx[k])]
-                        if edge.isSeam { continue }
-                        let py = (edge.ay - y) * scale.latitude, qy = (edge.by - y) * scale.latitude
-                        if (py > metres && qy > metres) || (py < -metres && qy < -metres) { continue }
-                        let px = Self.wrap(edge.ax - x) * scale.longitude, qx = Self.wrap(edge.bx - x) * scale.longitude
-                        if (px > metres && qx > metres) || (px < -metres && qx < -metres) { continue }
-                        // Squared distance from the origin (the fix) to segment p–q.
-                        let dx = qx - px, dy = qy - py
-                        let len2 = dx * dx + dy * dy
-                        var t = len2 > 0 ? -(px * dx + py * dy) / len2 : 0
-                        t = min(1, max(0, t))
-                        let cx = px + t * dx, cy = py + t * dy
-                        if cx * cx + cy * cy < m2 { return true }
+            @inline(__always) func near(_ edge: Edge) -> Bool {
+                if edge.isSeam { return false }
+                let py = (edge.ay - y) * scale.latitude, qy = (edge.by - y) * scale.latitude
+                if (py > metres && qy > metres) || (py < -metres && qy < -metres) { return false }
+                let px = Self.wrap(edge.ax - x) * scale.longitude, qx = Self.wrap(edge.bx - x) * scale.longitude
+                if (px > metres && qx > metres) || (px < -metres && qx < -metres) { return false }
+                // Squared distance from the origin (the fix) to segment p–q.
+                let dx = qx - px, dy = qy - py
+                let len2 = dx * dx + dy * dy
+                var t = len2 > 0 ? -(px * dx + py * dy) / len2 : 0
+                t = min(1, max(0, t))
+                let cx = px + t * dx, cy = py + t * dy
+                return cx * cx + cy * cy < m2
+            }
+            if wraps || (lastRow - firstRow + 1) * (lastColumn - firstColumn + 1) > 64 {
+                for edge in e where near(edge) { return true }
+                return false
+            }
+            // The cells' states first (the fix's cell is in the cache already): with no edge cell under the box,
+            // no edge is near.
+            let anyEdges = cellState.withUnsafeBufferPointer { state in
+                for row in firstRow...lastRow {
+                    for c in (row * columns + firstColumn)...(row * columns + lastColumn) where state[c] >= Self.edgeCell {
+                        return true
                     }
                 }
                 return false
+            }
+            if !anyEdges { return false }
+            return cellStart.withUnsafeBufferPointer { start in
+                cellEdges.withUnsafeBufferPointer { idx in
+                    for row in firstRow...lastRow {
+                        for c in (row * columns + firstColumn)...(row * columns + lastColumn) {
+                            for k in Int(start[c])..<Int(start[c + 1]) where near(e[Int(idx[k])]) { return true }
+                        }
+                    }
+                    return false
+                }
             }
         }
     }

@@ -62,7 +62,7 @@ extension EngineCore {
             g.kind = .polygon
             let locator = PolygonLocator(set)
             polygonLocators[Int(slot)] = locator
-            index.insert(slot: slot, boxes: set.polygons.map { PolygonLocator(PolygonSet(polygons: [$0])).bounds }.map(grow))
+            index.insert(slot: slot, boxes: set.partBounds.map(grow))
         case let .beacon(region):
             g.kind = .beacon
             switch region.identifier {

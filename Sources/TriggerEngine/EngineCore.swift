@@ -46,6 +46,8 @@ struct EngineCore {
     var candidates: [Int32] = []
     var slotStamp: [UInt32] = []
     var stamp: UInt32 = 0
+    /// Where the candidates' first loads land (`touchCandidates`), so the optimizer keeps them.
+    var touched: UInt8 = 0
     /// The index's `cacheEpoch` the devices' cell caches were last cleared for.
     var cellCacheEpoch = 0
 
