@@ -44,7 +44,10 @@ public final class PolygonLocator: Sendable {
     @usableFromInline let columnScale: Double
     @usableFromInline let rowScale: Double
     public let bounds: BoundingBox
-    public var edgeCount: Int { edges.count }
+    public let edgeCount: Int
+    /// The fewest metres per degree of longitude within a degree of latitude of the bounds (0 near a pole): a
+    /// conservative scale for `hasBoundary`'s box.
+    @usableFromInline let minimumMetresPerLongitudeDegree: Double
 
     /// How far past its ends (degrees, ~0.1 mm) an edge is listed in cells: far more than the rounding of any
     /// intersection computed here, so a point in a cell with no edges is never within rounding of one.
@@ -67,8 +70,13 @@ public final class PolygonLocator: Sendable {
         }
         if edges.isEmpty { minX = 0; maxX = 0; minY = 0; maxY = 0 }
         self.edges = edges
+        self.edgeCount = edges.count
         let bounds = BoundingBox(minLatitude: minY, maxLatitude: maxY, minLongitude: minX, maxLongitude: maxX)
         self.bounds = bounds
+        // N·cosφ ≥ a·cosφ: dividing by this never under-covers.
+        let worstLatitude = max(abs(minY), abs(maxY)) + 1
+        self.minimumMetresPerLongitudeDegree = worstLatitude < 89.9
+            ? Geodesy.semiMajorAxis * cos(worstLatitude * .pi / 180) * .pi / 180 : 0
 
         // About two cells per edge, shaped like the box on the ground: fine enough that the inside of a detailed
         // shape is mostly empty cells, small next to the edges themselves (one byte and four per cell).
@@ -195,11 +203,15 @@ public final class PolygonLocator: Sendable {
     @inlinable @inline(__always)
     func row(_ y: Double) -> Int { Self.cell(y, origin: bounds.minLatitude, scale: rowScale, count: rows) }
 
-    /// The state of the cell under the point (the point clamped to the grid): reading it brings the locator and
-    /// the cell into the cache ahead of `locate`.
+    /// Reads what `locate` will read first for the point (the locator, the point's cell and, when edges pass
+    /// through it, the cell's first edge), so a caller can bring several candidates into the cache at once.
     @inlinable
-    public func cellState(latitude y: Double, longitude x: Double) -> UInt8 {
-        cellState.withUnsafeBufferPointer { $0[row(y) * columns + column(x)] }
+    public func warm(latitude y: Double, longitude x: Double) -> UInt8 {
+        let c = row(y) * columns + column(x)
+        let s = cellState.withUnsafeBufferPointer { $0[c] }
+        guard s >= Self.edgeCell else { return s }
+        let k = cellEdges.withUnsafeBufferPointer { $0[Int(cellStart.withUnsafeBufferPointer { $0[c] })] }
+        return edges.withUnsafeBufferPointer { $0[Int(k)].isSeam ? s : s &+ 1 }
     }
 
     /// Where the point lies; a point exactly on an edge or vertex is `boundary`.
@@ -267,15 +279,31 @@ public final class PolygonLocator: Sendable {
     /// antimeridian or covers many cells, every edge is.
     @inlinable
     public func hasBoundary(within metres: Double, latitude y: Double, longitude x: Double) -> Bool {
-        guard metres > 0, !edges.isEmpty else { return false }
-        let scale = Geodesy.metresPerDegree(latitude: y)
-        let dLat = metres / scale.latitude * 1.000_001 + Self.slack
-        let dLon = metres / scale.longitude * 1.000_001 + Self.slack
+        guard metres > 0, edgeCount > 0 else { return false }
+        // A box sure to hold every point within `metres`, without trigonometry: the grid's cells under it are looked
+        // at first, and only edges in them measured.
+        let dLat = Geodesy.latitudeDegrees(spanning: metres) + Self.slack
         if y - dLat > bounds.maxLatitude || y + dLat < bounds.minLatitude { return false }
+        let dLon = dLat <= 1 && minimumMetresPerLongitudeDegree > 0
+            ? metres / minimumMetresPerLongitudeDegree * 1.000_001 + Self.slack : .infinity
         let wraps = !(dLon < 180) || x - dLon < -180 || x + dLon > 180
         if !wraps, x - dLon > bounds.maxLongitude || x + dLon < bounds.minLongitude { return false }
         let firstRow = row(y - dLat), lastRow = row(y + dLat)
         let firstColumn = column(x - dLon), lastColumn = column(x + dLon)
+        let everyEdge = wraps || (lastRow - firstRow + 1) * (lastColumn - firstColumn + 1) > 64
+        if !everyEdge {
+            // With no edge cell under the box, no edge is near.
+            let anyEdges = cellState.withUnsafeBufferPointer { state in
+                for row in firstRow...lastRow {
+                    for c in (row * columns + firstColumn)...(row * columns + lastColumn) where state[c] >= Self.edgeCell {
+                        return true
+                    }
+                }
+                return false
+            }
+            if !anyEdges { return false }
+        }
+        let scale = Geodesy.metresPerDegree(latitude: y)
         let m2 = metres * metres
         return edges.withUnsafeBufferPointer { e in
             @inline(__always) func near(_ edge: Edge) -> Bool {
@@ -292,21 +320,10 @@ public final class PolygonLocator: Sendable {
                 let cx = px + t * dx, cy = py + t * dy
                 return cx * cx + cy * cy < m2
             }
-            if wraps || (lastRow - firstRow + 1) * (lastColumn - firstColumn + 1) > 64 {
+            if everyEdge {
                 for edge in e where near(edge) { return true }
                 return false
             }
-            // The cells' states first (the fix's cell is in the cache already): with no edge cell under the box,
-            // no edge is near.
-            let anyEdges = cellState.withUnsafeBufferPointer { state in
-                for row in firstRow...lastRow {
-                    for c in (row * columns + firstColumn)...(row * columns + lastColumn) where state[c] >= Self.edgeCell {
-                        return true
-                    }
-                }
-                return false
-            }
-            if !anyEdges { return false }
             return cellStart.withUnsafeBufferPointer { start in
                 cellEdges.withUnsafeBufferPointer { idx in
                     for row in firstRow...lastRow {

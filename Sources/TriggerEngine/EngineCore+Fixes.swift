@@ -80,7 +80,8 @@ extension EngineCore {
         return .evaluated
     }
 
-    /// Loads each candidate's slot and, for a polygon, its locator and the fix's cell, in a loop of nothing else:
+    /// Loads each candidate's slot and, for a polygon, its locator, the fix's cell and that cell's first edge, in a
+    /// loop of nothing else:
     /// with many regions these are cache misses, four in a row per candidate when taken one candidate at a time,
     /// and here the processor overlaps the candidates' misses with each other.
     @inline(__always)
@@ -90,7 +91,7 @@ extension EngineCore {
             slots.withUnsafeBufferPointer { slots in
                 polygonLocators.withUnsafeBufferPointer { locators in
                     for slot in candidates where slots[Int(slot)].kind == .polygon {
-                        if let l = locators[Int(slot)] { sink &+= l.cellState(latitude: latitude, longitude: longitude) }
+                        if let l = locators[Int(slot)] { sink &+= l.warm(latitude: latitude, longitude: longitude) }
                     }
                 }
             }
