@@ -24,7 +24,7 @@ struct EngineBench: ParsableCommand {
     @Option(help: "Random seed.") var seed: UInt64 = 42
 
     func run() throws {
-        print("case\tregions\tdevices\tfixes\tfixes_per_s\tns_per_fix\tcandidates_per_fix\tnotifications\tbytes_per_region\tbytes_per_device\tregions_added_per_s")
+        print("case\tregions\tdevices\tfixes\tfixes_per_s\tns_per_fix\tcandidates_per_fix\tnotifications\tbytes_per_region\tbytes_per_device\tregions_added_per_s\tpolygons_validated_per_s")
         for shape in shapes {
             guard let s = Workload.Shape(rawValue: shape) else { throw ValidationError("unknown shape \(shape)") }
             for density in densities {
@@ -37,7 +37,7 @@ struct EngineBench: ParsableCommand {
                     print([name, "\(count)", "\(devices)", "\(r.fixes)", String(format: "%.0f", r.fixesPerSecond),
                            String(format: "%.0f", r.nanosecondsPerFix), String(format: "%.2f", r.candidatesPerFix),
                            "\(r.notifications)", String(format: "%.0f", r.bytesPerRegion), String(format: "%.0f", r.bytesPerDevice),
-                           String(format: "%.0f", r.regionsAddedPerSecond)]
+                           String(format: "%.0f", r.regionsAddedPerSecond), String(format: "%.0f", r.polygonsValidatedPerSecond)]
                         .joined(separator: "\t"))
                 }
             }
