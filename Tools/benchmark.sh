@@ -3,6 +3,8 @@
 #   1. engine vs shapely 2 (GEOS STRtree, vectorised "which regions contain this point"): circles and polygons
 #      (16–1,000 vertices), 10k and 100k regions, 100k devices, sparse and dense;
 #   2. replay end to end (read, parse, evaluate, write) of a 10M-fix NDJSON and CSV trace vs the engine alone;
+#      and a notification-dense replay (10k circles on the busiest cells of 1M vehicle fixes) vs shapely on the same
+#      points (Tools/bench/notify_dense.py);
 #   3. btsnoop decoding: 1M advertising reports through `geotrigger scan --btsnoop`;
 #   4. `geotrigger serve` HTTP ingest: NDJSON batches of 1,000 fixes from 4 connections (Tools/bench/http_ingest.py).
 #   5. delivery: the outbox drained to a local webhook and to a local mosquitto (notifications/s) and its added
@@ -65,6 +67,9 @@ rate = n / (end - start)
 print(f"replay-{fmt}\t{n}\t{rate:.0f} fixes/s\t{size / (end - start) / 1e6:.0f} MB/s\t{rate / engine:.2f} of engine-only")
 PY
 done
+echo "# notification-dense replay vs shapely" | tee -a "$results"
+ticks=100; [ "${QUICK:-0}" = 1 ] && ticks=20
+python3 Tools/bench/notify_dense.py --bin "$bin/geotrigger" --ticks "$ticks" | tee -a "$results"
 fi
 
 if [[ $sections == *" btsnoop "* ]]; then
