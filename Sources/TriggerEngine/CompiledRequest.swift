@@ -33,11 +33,14 @@ final class CompiledRequest {
     let templates: CompiledTemplates
     /// Global add counter value: part of `deliveryId`, so a replaced request never reuses an old id.
     let revision: UInt64
+    /// `request.trigger.region.typeName`, worked out once (the switch over the shape copied its payload per firing).
+    let regionTypeName: String
     var firings: UInt64 = 0
 
     init(request: NotificationRequest, templates: CompiledTemplates, revision: UInt64) {
         self.request = request
         self.templates = templates
         self.revision = revision
+        self.regionTypeName = request.trigger.region.typeName
     }
 }
