@@ -135,7 +135,7 @@ extension EngineCore {
         return .rejected(reason)
     }
 
-    /// A fresh visit stamp (wrap-around resets every stored stamp, once per 4 billion fixes).
+    /// A fresh visit stamp (wrap-around resets every slot's stamp, once per 4 billion fixes).
     @discardableResult
     mutating func nextStamp() -> UInt32 {
         stamp &+= 1
@@ -151,7 +151,6 @@ extension EngineCore {
 
     mutating func resetStamps() {
         for k in slotStamp.indices { slotStamp[k] = 0 }
-        for d in devices.indices { for p in devices[d].pairs.indices { devices[d].pairs[p].visit = 0 } }
         stamp = 1
     }
 

@@ -10,8 +10,6 @@ struct PairState {
     var slot: Int32
     var slotGeneration: UInt32
     var phase: Phase
-    /// Stamp of the last fix that evaluated this pair, to find pairs the index did not return.
-    var visit: UInt32 = 0
     /// When the current phase began.
     var since: Timestamp
     var lastFired = Timestamp.distantPast
