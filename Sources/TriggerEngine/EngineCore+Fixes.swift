@@ -33,9 +33,10 @@ extension EngineCore {
         statistics.candidateTests += candidates.count
         // Slot order, not the index's cell order (which depends on how the index was built: a batch of requests or
         // one at a time, before or after a restart): the order one fix fires in decides deliveryId ordinals.
-        if candidates.count > 1 { candidates.sort() }
-
-        if candidates.count > 1 { touchCandidates(latitude: fix.latitude, longitude: fix.longitude) }
+        if candidates.count > 1 {
+            candidates.sort()
+            touchCandidates(latitude: fix.latitude, longitude: fix.longitude)
+        }
 
         // 2. Exact tests, only where the fix is within the fence's box.
         // The ECEF position costs four trig calls: computed only once a circle needs it.
@@ -81,9 +82,8 @@ extension EngineCore {
     }
 
     /// Loads each candidate's slot and, for a polygon, its locator, the fix's cell and that cell's first edge, in a
-    /// loop of nothing else:
-    /// with many regions these are cache misses, four in a row per candidate when taken one candidate at a time,
-    /// and here the processor overlaps the candidates' misses with each other.
+    /// loop of nothing else: with many regions these are cache misses, four in a row per candidate when taken one
+    /// candidate at a time, and here the processor overlaps the candidates' misses with each other.
     @inline(__always)
     mutating func touchCandidates(latitude: Double, longitude: Double) {
         var sink: UInt8 = 0
