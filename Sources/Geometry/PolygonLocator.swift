@@ -13,9 +13,11 @@ import Darwin
 /// holes of every part) sit in one flat array, and a grid over the bounds lists the edges passing through each cell
 /// (conservatively: an edge within a hair of a cell is listed in it). A cell no edge touches is wholly inside or
 /// wholly outside, decided once when the locator is built, so most queries answer from one byte. Elsewhere a
-/// horizontal ray from the point counts crossings only through the cells up to the next empty one, whose state stands
-/// for every crossing beyond it: even-odd ray casting, with the same comparisons a scan of every edge makes, so the
-/// answers are those of that scan (a test compares them) at a fraction of its work on spiky or detailed shapes.
+/// horizontal ray from the point, left or right (whichever scans fewer edges), counts crossings only through the
+/// cells up to the nearest empty one, whose state stands for every crossing beyond it: even-odd ray casting, with
+/// the same comparisons a scan of every edge makes, so the answers are those of that scan (a test compares them) at
+/// a fraction of its work on spiky or detailed shapes. About one cell per edge: finer grids measured no faster and
+/// cost memory and loading time.
 public final class PolygonLocator: Sendable {
     public enum Location: Sendable, Equatable { case inside, boundary, outside }
 
