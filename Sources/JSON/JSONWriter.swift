@@ -184,9 +184,16 @@ public struct JSONWriter {
 
     private mutating func appendQuoted(_ s: String) { Self.appendQuoted(s, to: &bytes) }
 
-    /// Runs that need no escaping (the usual case: ASCII names and text) are found eight bytes at a time and
-    /// copied whole; only `"`, `\` and control characters are escaped. Bytes ≥ 0x80 (UTF-8) pass through.
     private static func appendEscaped(_ utf8: UnsafeBufferPointer<UInt8>, to bytes: inout [UInt8]) {
+        forEachEscapedPiece(utf8, run: { bytes.append(contentsOf: $0) }, escape: { bytes.append(contentsOf: $0) })
+    }
+
+    /// `utf8` as the pieces of its JSON escaping, in order: runs that need no escaping (the usual case: ASCII
+    /// names and text), found eight bytes at a time and handed over whole, and one escape sequence for each `"`,
+    /// `\` or control character. Bytes ≥ 0x80 (UTF-8) pass through. Shared by the array writer and `JSONCursor`.
+    @inline(__always)
+    static func forEachEscapedPiece(_ utf8: UnsafeBufferPointer<UInt8>, run: (UnsafeBufferPointer<UInt8>) -> Void,
+                                    escape: (UnsafeBufferPointer<UInt8>) -> Void) {
         guard let base = utf8.baseAddress else { return }
         let count = utf8.count
         var runStart = 0, i = 0
@@ -200,23 +207,26 @@ public struct JSONWriter {
             guard i < count else { break }
             let c = base[i]
             guard c < 0x20 || c == 0x22 || c == 0x5C else { i += 1; continue }
-            bytes.append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: i - runStart))
-            switch c {
-            case 0x22: bytes.append(0x5C); bytes.append(0x22)
-            case 0x5C: bytes.append(0x5C); bytes.append(0x5C)
-            case 0x0A: bytes.append(0x5C); bytes.append(UInt8(ascii: "n"))
-            case 0x0D: bytes.append(0x5C); bytes.append(UInt8(ascii: "r"))
-            case 0x09: bytes.append(0x5C); bytes.append(UInt8(ascii: "t"))
-            default:
-                let hex: StaticString = "0123456789abcdef"
-                let h = hex.utf8Start
-                bytes.append(0x5C); bytes.append(UInt8(ascii: "u")); bytes.append(48); bytes.append(48)
-                bytes.append(h[Int(c >> 4)]); bytes.append(h[Int(c & 15)])
+            if i > runStart { run(UnsafeBufferPointer(start: base + runStart, count: i - runStart)) }
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 6) { e in
+                e[0] = 0x5C
+                switch c {
+                case 0x22: e[1] = 0x22; escape(UnsafeBufferPointer(rebasing: e[0..<2]))
+                case 0x5C: e[1] = 0x5C; escape(UnsafeBufferPointer(rebasing: e[0..<2]))
+                case 0x0A: e[1] = UInt8(ascii: "n"); escape(UnsafeBufferPointer(rebasing: e[0..<2]))
+                case 0x0D: e[1] = UInt8(ascii: "r"); escape(UnsafeBufferPointer(rebasing: e[0..<2]))
+                case 0x09: e[1] = UInt8(ascii: "t"); escape(UnsafeBufferPointer(rebasing: e[0..<2]))
+                default:
+                    let hex: StaticString = "0123456789abcdef"
+                    e[1] = UInt8(ascii: "u"); e[2] = 48; e[3] = 48
+                    e[4] = hex.utf8Start[Int(c >> 4)]; e[5] = hex.utf8Start[Int(c & 15)]
+                    escape(UnsafeBufferPointer(e))
+                }
             }
             i += 1
             runStart = i
         }
-        bytes.append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: count - runStart))
+        if count > runStart { run(UnsafeBufferPointer(start: base + runStart, count: count - runStart)) }
     }
 
     /// Whether any of the eight bytes is < 0x20, `"` or `\` (SWAR: a zero byte after XOR marks a match).

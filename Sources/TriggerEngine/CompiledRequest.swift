@@ -28,14 +28,13 @@ struct SlotGeometry {
 }
 
 /// What the engine keeps about one request beyond the hot numbers: read when a notification is rendered.
-final class CompiledRequest {
+final class CompiledRequest: Sendable {
     let request: NotificationRequest
     let templates: CompiledTemplates
     /// Global add counter value: part of `deliveryId`, so a replaced request never reuses an old id.
     let revision: UInt64
     /// `request.trigger.region.typeName`, worked out once (the switch over the shape copied its payload per firing).
     let regionTypeName: String
-    var firings: UInt64 = 0
 
     init(request: NotificationRequest, templates: CompiledTemplates, revision: UInt64) {
         self.request = request

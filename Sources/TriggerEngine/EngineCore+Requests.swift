@@ -20,6 +20,7 @@ extension EngineCore {
         } else {
             slot = Int32(compiled.count)
             compiled.append(nil)
+            firingCounts.append(0)
             slots.append(SlotGeometry())
             polygonLocators.append(nil)
             slotGenerations.append(0)
@@ -30,6 +31,7 @@ extension EngineCore {
         slotsByRegion[request.trigger.region.id, default: []].append(slot)
         let t = request.trigger
         compiled[Int(slot)] = CompiledRequest(request: request, templates: templates, revision: revisionCounter)
+        firingCounts[Int(slot)] = 0
         var g = SlotGeometry()
         g.notifyOnEntry = t.notifyOnEntry
         g.notifyOnExit = t.notifyOnExit

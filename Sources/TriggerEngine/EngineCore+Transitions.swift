@@ -123,7 +123,7 @@ extension EngineCore {
             statistics.suppressedByMinimumInterval += 1
             return
         }
-        c.firings += 1
+        firingCounts[Int(slot)] &+= 1
         devices[Int(d)].pairs[k].lastFired = time
         if observers[Int(d)].lastFiring == time {
             observers[Int(d)].firingOrdinal &+= 1

@@ -10,6 +10,9 @@ struct EngineCore {
 
     // Requests, by slot.
     var compiled: [CompiledRequest?] = []
+    /// By slot: notifications fired for the request (persisted with it). Kept out of `CompiledRequest`, which
+    /// stays immutable so that notifications can carry it to other threads and render from it there.
+    var firingCounts: [UInt64] = []
     var slots: [SlotGeometry] = []
     var polygonLocators: [PolygonLocator?] = []
     var slotGenerations: [UInt32] = []

@@ -1,20 +1,136 @@
 /// A fired notification request, as handed to the scheduler (SPEC §4).
+///
+/// A notification from the engine keeps the firing it came from (the compiled request, the device, the time and
+/// the evidence) and renders its fields when they are read, or writes its JSON straight from the firing: building
+/// every String of it first (templates filled in, the deliveryId) was most of what a notification cost, and most
+/// notifications are only ever written once (`writeJSON`). Setting a field turns it into plain fields.
 public struct FiredNotification: Sendable, Hashable {
     public enum Event: String, Sendable { case entry, exit }
 
-    public var identifier: String
+    enum Storage: Sendable {
+        case fields(Fields)
+        case firing(Firing)
+    }
+
+    /// Every field, as built in code or rendered from a firing.
+    struct Fields: Sendable, Hashable {
+        var identifier: String
+        var deliveryId: String
+        var content: NotificationContent
+        var event: Event
+        var repeats: Bool
+        var regionType: String
+        var regionID: String
+        var regionName: String?
+        var device: String
+        var fix: FixSnapshot?
+        var beacon: BeaconSnapshot?
+        var firedAt: Timestamp
+    }
+
+    /// What the engine knows when a request fires; the fields follow from it (`rendered`).
+    struct Firing: Sendable {
+        let compiled: CompiledRequest
+        let device: String
+        let event: Event
+        let firedAt: Timestamp
+        /// The device's k-th notification at `firedAt` (part of the deliveryId when > 1).
+        let ordinal: UInt32
+        let fix: FixSnapshot?
+        let beacon: BeaconSnapshot?
+    }
+
+    var storage: Storage
+
+    public init(identifier: String, deliveryId: String, content: NotificationContent, event: Event, repeats: Bool,
+                regionType: String, regionID: String, regionName: String?, device: String, fix: FixSnapshot?,
+                beacon: BeaconSnapshot?, firedAt: Timestamp) {
+        storage = .fields(Fields(identifier: identifier, deliveryId: deliveryId, content: content, event: event,
+                                 repeats: repeats, regionType: regionType, regionID: regionID, regionName: regionName,
+                                 device: device, fix: fix, beacon: beacon, firedAt: firedAt))
+    }
+
+    init(_ firing: Firing) { storage = .firing(firing) }
+
+    var fields: Fields {
+        switch storage {
+        case .fields(let f): return f
+        case .firing(let g): return g.rendered
+        }
+    }
+
+    /// Sets one field: the notification keeps plain fields from then on.
+    private mutating func update(_ change: (inout Fields) -> Void) {
+        var f = fields
+        change(&f)
+        storage = .fields(f)
+    }
+
+    public var identifier: String {
+        get { if case .firing(let g) = storage { return g.compiled.request.identifier }; return fields.identifier }
+        set { update { $0.identifier = newValue } }
+    }
+
     /// Stable and unique per firing: `identifier/device/revision-n`, the scheduler's idempotency key.
-    public var deliveryId: String
-    public var content: NotificationContent
-    public var event: Event
-    public var repeats: Bool
-    public var regionType: String
-    public var regionID: String
-    public var regionName: String?
-    public var device: String
-    public var fix: FixSnapshot?
-    public var beacon: BeaconSnapshot?
-    public var firedAt: Timestamp
+    public var deliveryId: String {
+        get { if case .firing(let g) = storage { return g.deliveryId }; return fields.deliveryId }
+        set { update { $0.deliveryId = newValue } }
+    }
+
+    public var content: NotificationContent {
+        get { if case .firing(let g) = storage { return g.content }; return fields.content }
+        set { update { $0.content = newValue } }
+    }
+
+    public var event: Event {
+        get { if case .firing(let g) = storage { return g.event }; return fields.event }
+        set { update { $0.event = newValue } }
+    }
+
+    public var repeats: Bool {
+        get { if case .firing(let g) = storage { return g.compiled.request.trigger.repeats }; return fields.repeats }
+        set { update { $0.repeats = newValue } }
+    }
+
+    public var regionType: String {
+        get { if case .firing(let g) = storage { return g.compiled.regionTypeName }; return fields.regionType }
+        set { update { $0.regionType = newValue } }
+    }
+
+    public var regionID: String {
+        get { if case .firing(let g) = storage { return g.compiled.request.trigger.region.id }; return fields.regionID }
+        set { update { $0.regionID = newValue } }
+    }
+
+    public var regionName: String? {
+        get { if case .firing(let g) = storage { return g.compiled.request.trigger.region.name }; return fields.regionName }
+        set { update { $0.regionName = newValue } }
+    }
+
+    public var device: String {
+        get { if case .firing(let g) = storage { return g.device }; return fields.device }
+        set { update { $0.device = newValue } }
+    }
+
+    public var fix: FixSnapshot? {
+        get { if case .firing(let g) = storage { return g.fix }; return fields.fix }
+        set { update { $0.fix = newValue } }
+    }
+
+    public var beacon: BeaconSnapshot? {
+        get { if case .firing(let g) = storage { return g.beacon }; return fields.beacon }
+        set { update { $0.beacon = newValue } }
+    }
+
+    public var firedAt: Timestamp {
+        get { if case .firing(let g) = storage { return g.firedAt }; return fields.firedAt }
+        set { update { $0.firedAt = newValue } }
+    }
+
+    /// Equal when every field is: a notification from a firing equals the same one built field by field.
+    public static func == (a: FiredNotification, b: FiredNotification) -> Bool { a.fields == b.fields }
+
+    public func hash(into hasher: inout Hasher) { fields.hash(into: &hasher) }
 }
 
 /// The fix behind a notification.

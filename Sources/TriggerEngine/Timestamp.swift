@@ -84,13 +84,21 @@ extension Timestamp {
 
     /// RFC 3339 in UTC with `Z`; fractional seconds only when present (milliseconds, or microseconds when needed).
     public var rfc3339: String {
-        var bytes = [UInt8]()
-        bytes.reserveCapacity(27)
-        appendRFC3339(to: &bytes)
-        return String(decoding: bytes, as: UTF8.self)
+        String(unsafeUninitializedCapacity: Self.rfc3339Capacity) { writeRFC3339(into: $0.baseAddress!) }
     }
 
     public func appendRFC3339(to out: inout [UInt8]) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Self.rfc3339Capacity) { text in
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: text[0..<writeRFC3339(into: text.baseAddress!)]))
+        }
+    }
+
+    /// The most bytes `writeRFC3339(into:)` writes (a 20-character year, then `-MM-DDTHH:MM:SS.ffffffZ`).
+    public static var rfc3339Capacity: Int { 48 }
+
+    /// The RFC 3339 text at `out` (room for `rfc3339Capacity` bytes); returns its length. Written through a
+    /// pointer so the notification renderer's cursor and the array writer share one formatter.
+    public func writeRFC3339(into out: UnsafeMutablePointer<UInt8>) -> Int {
         var us = microseconds % 1_000_000
         var secs = microseconds / 1_000_000
         if us < 0 { us += 1_000_000; secs -= 1 }
@@ -98,27 +106,29 @@ extension Timestamp {
         var rem = secs % 86_400
         if rem < 0 { rem += 86_400; days -= 1 }
         let (y, mo, d) = Timestamp.civilFromDays(Int(days))
-        func two(_ v: Int) { out.append(UInt8(48 + v / 10)); out.append(UInt8(48 + v % 10)) }
+        var i = 0
+        func byte(_ b: UInt8) { out[i] = b; i += 1 }
+        func two(_ v: Int) { out[i] = UInt8(48 + v / 10); out[i + 1] = UInt8(48 + v % 10); i += 2 }
         if y < 0 || y > 9999 {
-            out.append(contentsOf: Array(String(y).utf8))
+            for b in String(y).utf8 { byte(b) }
         } else {
             two(y / 100); two(y % 100)
         }
-        out.append(45); two(mo); out.append(45); two(d)
-        out.append(84)
-        two(Int(rem / 3600)); out.append(58); two(Int(rem % 3600 / 60)); out.append(58); two(Int(rem % 60))
+        byte(45); two(mo); byte(45); two(d)
+        byte(84)
+        two(Int(rem / 3600)); byte(58); two(Int(rem % 3600 / 60)); byte(58); two(Int(rem % 60))
         if us != 0 {
-            out.append(46)
+            byte(46)
             if us % 1000 == 0 {
                 let ms = Int(us / 1000)
-                out.append(UInt8(48 + ms / 100)); two(ms % 100)
+                byte(UInt8(48 + ms / 100)); two(ms % 100)
             } else {
-                var digits = [UInt8](repeating: 48, count: 6)
                 var v = Int(us)
-                for i in stride(from: 5, through: 0, by: -1) { digits[i] = UInt8(48 + v % 10); v /= 10 }
-                out.append(contentsOf: digits)
+                for k in stride(from: 5, through: 0, by: -1) { out[i + k] = UInt8(48 + v % 10); v /= 10 }
+                i += 6
             }
         }
-        out.append(90)
+        byte(90)
+        return i
     }
 }

@@ -52,7 +52,7 @@ extension TriggerEngine {
     public func state(ofRequest identifier: String) -> RequestState? {
         guard let slot = core.slotByIdentifier[identifier], let c = core.compiled[Int(slot)] else { return nil }
         let g = core.slots[Int(slot)]
-        return RequestState(revision: c.revision, firings: c.firings, addedGeneration: g.addedGeneration, addedAt: g.addedAt)
+        return RequestState(revision: c.revision, firings: core.firingCounts[Int(slot)], addedGeneration: g.addedGeneration, addedAt: g.addedAt)
     }
 
     /// Re-adds a pending request with the numbers it had, so its next firing continues its `deliveryId` sequence.
@@ -62,8 +62,8 @@ extension TriggerEngine {
         try core.add(request)
         guard let slot = core.slotByIdentifier[request.identifier], let old = core.compiled[Int(slot)] else { return }
         let c = CompiledRequest(request: request, templates: old.templates, revision: state.revision)
-        c.firings = state.firings
         core.compiled[Int(slot)] = c
+        core.firingCounts[Int(slot)] = state.firings
         core.slots[Int(slot)].addedGeneration = state.addedGeneration
         core.slots[Int(slot)].addedAt = state.addedAt
         core.revisionCounter = max(revisionCounter, state.revision)

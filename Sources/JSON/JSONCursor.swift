@@ -1,0 +1,157 @@
+/// Writes JSON text through a raw pointer into a fixed scratch buffer (see `JSONWriter.appendThroughCursor`).
+///
+/// For documents rendered at a high rate whose shape is known when compiling (the notification): every write is
+/// a bounds check and a store, where appending to an Array pays a uniqueness and capacity check per call (a fifth
+/// of `Output.notificationJSON`'s time before the cursor). A write that does not fit sets `overflowed` and writes
+/// nothing more; the caller then starts again through the general writer.
+public struct JSONCursor {
+    private let base: UnsafeMutablePointer<UInt8>
+    private let end: UnsafeMutablePointer<UInt8>
+    private var p: UnsafeMutablePointer<UInt8>
+    public private(set) var overflowed = false
+
+    init(_ buffer: UnsafeMutableBufferPointer<UInt8>) {
+        base = buffer.baseAddress!
+        end = base + buffer.count
+        p = base
+    }
+
+    /// The bytes written so far.
+    var written: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: base, count: p - base) }
+
+    /// Room for `n` more bytes; false (and `overflowed` set) when there is none.
+    @inline(__always) private mutating func reserve(_ n: Int) -> Bool {
+        if end - p >= n, !overflowed { return true }
+        overflowed = true
+        return false
+    }
+
+    /// Whether `n` more bytes fit; for callers writing a run of `byte`s after one check.
+    @inline(__always) public mutating func room(_ n: Int) -> Bool { reserve(n) }
+
+    /// One byte; the caller has checked `room`.
+    @inline(__always) public mutating func byte(_ b: UInt8) {
+        p.pointee = b
+        p += 1
+    }
+
+    /// `s` verbatim: JSON text known when compiling.
+    @inline(__always) public mutating func literal(_ s: StaticString) {
+        let n = s.utf8CodeUnitCount
+        guard reserve(n) else { return }
+        p.update(from: s.utf8Start, count: n)
+        p += n
+    }
+
+    /// UTF-8 bytes with JSON escapes, no quotes (a piece of a longer string value).
+    public mutating func escaped(_ s: String) {
+        var s = s
+        s.withUTF8 { escaped($0) }
+    }
+
+    public mutating func escaped(_ utf8: UnsafeBufferPointer<UInt8>) {
+        // Six output bytes per input byte at worst (\u00XX).
+        guard reserve(utf8.count * 6) else { return }
+        JSONWriter.forEachEscapedPiece(utf8, run: { run in
+            p.update(from: run.baseAddress!, count: run.count)
+            p += run.count
+        }, escape: { e in
+            p.update(from: e.baseAddress!, count: e.count)
+            p += e.count
+        })
+    }
+
+    /// `s` as a JSON string, quoted and escaped.
+    public mutating func quoted(_ s: String) {
+        guard reserve(1) else { return }
+        byte(UInt8(ascii: "\""))
+        escaped(s)
+        guard reserve(1) else { return }
+        byte(UInt8(ascii: "\""))
+    }
+
+    /// Decimal digits of `v`.
+    public mutating func decimal(_ v: Int64) {
+        guard reserve(20) else { return }
+        if v < 0 { byte(UInt8(ascii: "-")) }
+        unsignedDigits(v.magnitude)
+    }
+
+    public mutating func decimal(_ v: UInt64) {
+        guard reserve(20) else { return }
+        unsignedDigits(v)
+    }
+
+    @inline(__always) private mutating func unsignedDigits(_ v: UInt64) {
+        var digits = 1, limit: UInt64 = 10
+        while digits < 20, v >= limit { digits += 1; limit = limit &* 10 }
+        var m = v
+        for k in stride(from: digits - 1, through: 0, by: -1) {
+            p[k] = UInt8(truncatingIfNeeded: m % 10) + 48
+            m /= 10
+        }
+        p += digits
+    }
+
+    /// A number as `JSONWriter.number(_:)` writes it (integral values without ".0", non-finite as null).
+    public mutating func number(_ v: Double) {
+        guard v.isFinite else { literal("null"); return }
+        if v == v.rounded(), abs(v) < 9_007_199_254_740_992 {
+            decimal(Int64(v))
+        } else {
+            // Double's shortest round-trip text; at most 24 bytes, and a small String: no allocation.
+            var text = v.description
+            text.withUTF8 { u in
+                guard reserve(u.count) else { return }
+                p.update(from: u.baseAddress!, count: u.count)
+                p += u.count
+            }
+        }
+    }
+
+    /// Up to `capacity` bytes written by `body` at the cursor, which returns how many it wrote.
+    public mutating func write(upTo capacity: Int, _ body: (UnsafeMutablePointer<UInt8>) -> Int) {
+        guard reserve(capacity) else { return }
+        p += body(p)
+    }
+
+    /// Any JSON value, as `JSONWriter.value(_:)` writes it.
+    public mutating func value(_ v: JSONValue) {
+        switch v {
+        case .null: literal("null")
+        case .bool(let b): if b { literal("true") } else { literal("false") }
+        case .number(let d): number(d)
+        case .string(let s): quoted(s)
+        case .array(let items):
+            literal("[")
+            for (k, item) in items.enumerated() {
+                if k > 0 { literal(",") }
+                value(item)
+            }
+            literal("]")
+        case .object(let members):
+            literal("{")
+            for (k, m) in members.enumerated() {
+                if k > 0 { literal(",") }
+                quoted(m.key)
+                literal(":")
+                value(m.value)
+            }
+            literal("}")
+        }
+    }
+}
+
+extension JSONWriter {
+    /// Writes through a `JSONCursor` on a stack buffer of `capacity` bytes, then appends what it wrote in one copy.
+    /// Returns false, appending nothing, when the text did not fit (the caller writes it the general way).
+    public mutating func appendThroughCursor(capacity: Int = 4_096, _ body: (inout JSONCursor) -> Void) -> Bool {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { scratch in
+            var cursor = JSONCursor(scratch)
+            body(&cursor)
+            guard !cursor.overflowed else { return false }
+            rawValue { $0.append(contentsOf: cursor.written) }
+            return true
+        }
+    }
+}

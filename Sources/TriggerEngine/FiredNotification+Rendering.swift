@@ -1,0 +1,45 @@
+extension FiredNotification.Firing {
+    /// Every field of the notification: templates filled in, defaults applied.
+    var rendered: FiredNotification.Fields {
+        let r = compiled.request
+        return .init(identifier: r.identifier, deliveryId: deliveryId, content: content, event: event,
+                     repeats: r.trigger.repeats, regionType: compiled.regionTypeName, regionID: r.trigger.region.id,
+                     regionName: r.trigger.region.name, device: device, fix: fix, beacon: beacon, firedAt: firedAt)
+    }
+
+    var deliveryId: String {
+        EngineCore.deliveryId(identifier: compiled.request.identifier, device: device, revision: compiled.revision,
+                              at: firedAt, ordinal: ordinal)
+    }
+
+    /// The request's content with its templates filled in (threadIdentifier defaults to the region id,
+    /// summaryArgument to the device).
+    var content: NotificationContent {
+        let t = compiled.templates
+        var content = compiled.request.content
+        content.title = t.title.render(placeholderText)
+        content.subtitle = t.subtitle.render(placeholderText)
+        content.body = t.body.render(placeholderText)
+        content.threadIdentifier = t.threadIdentifier?.render(placeholderText) ?? compiled.request.trigger.region.id
+        content.summaryArgument = t.summaryArgument?.render(placeholderText) ?? device
+        return content
+    }
+
+    /// A placeholder's text (SPEC §1): empty when the firing has no such evidence.
+    func placeholderText(_ p: ContentTemplate.Placeholder) -> String {
+        let region = compiled.request.trigger.region
+        switch p {
+        case .device: return device
+        case .regionID: return region.id
+        case .regionName: return region.name ?? region.id
+        case .event: return event.rawValue
+        case .fixTime: return (fix?.timestamp ?? beacon?.timestamp)?.rfc3339 ?? ""
+        case .fixLatitude: return fix.map { EngineCore.coordinateText($0.latitude) } ?? ""
+        case .fixLongitude: return fix.map { EngineCore.coordinateText($0.longitude) } ?? ""
+        case .beaconProximity: return beacon?.proximity.rawValue ?? ""
+        case .userInfo(let key):
+            guard let v = compiled.request.content.userInfo[key] else { return "" }
+            return v.stringValue ?? v.jsonText
+        }
+    }
+}

@@ -1,0 +1,116 @@
+import JSON
+import Testing
+import TestSupport
+@testable import TriggerEngine
+
+/// A notification from the engine writes its JSON straight from the firing (`JSONCursor`, templates filled in as
+/// they are escaped, the deliveryId never built). Its bytes must equal those of its rendered fields, written by the
+/// member-by-member reference, for random requests: every placeholder, escapes and non-ASCII text in every string
+/// that reaches the output, times before 1970 and with fractions, several firings at one instant (the deliveryId's
+/// ordinal), beacon evidence, and content too large for the cursor's buffer (the array writer takes over).
+@Suite struct FiringJSONTests {
+    static let placeholders = ["{device}", "{region.id}", "{region.name}", "{event}", "{fix.time}", "{fix.latitude}",
+                               "{fix.longitude}", "{beacon.proximity}", "{userInfo.k}", "{userInfo.list}", "{{", "}}"]
+
+    static func template(_ rng: inout SplitMix) -> String {
+        (0..<Int(rng.next() % 5)).map { _ in
+            rng.next() % 2 == 0 ? NotificationJSONTests.text(&rng) : placeholders[Int(rng.next() % UInt64(placeholders.count))]
+        }.joined()
+    }
+
+    static func request(_ rng: inout SplitMix, identifier: String, region: JSONValue, long: Bool) -> JSONValue {
+        func maybe(_ key: String, _ v: JSONValue) -> [(key: String, value: JSONValue)] { rng.next() % 2 == 0 ? [(key, v)] : [] }
+        let text: (inout SplitMix) -> String = NotificationJSONTests.text
+        var content: [(key: String, value: JSONValue)] = [
+            ("title", .string(template(&rng))), ("subtitle", .string(template(&rng))),
+            ("body", .string(long ? String(repeating: "long \"body\" {device} ", count: 400) : template(&rng))),
+            ("categoryIdentifier", .string(text(&rng))),
+            ("userInfo", .object([(key: "k", value: .string(text(&rng))), (key: "list", value: .array([.number(1.5), .string(text(&rng))])),
+                                  (key: text(&rng) + "x", value: .object([(key: "n", value: .number(-3))]))])),
+        ]
+        content += maybe("badge", .number(Double(rng.next() % 100)))
+        content += maybe("sound", .string(text(&rng)))
+        content += maybe("threadIdentifier", .string(template(&rng)))
+        content += maybe("summaryArgument", .string(template(&rng)))
+        return .object([("identifier", .string(identifier)), ("content", .object(content)),
+                        ("trigger", .object([("region", region), ("repeats", .bool(rng.next() % 2 == 0)), ("initialTrigger", .bool(true))]))])
+    }
+
+    @Test func aFiringWritesTheBytesOfItsRenderedFields() throws {
+        var rng = SplitMix(seed: 29)
+        let decoder = RequestDecoder()
+        var checked = 0, throughCursor = 0, overflowed = 0, beacons = 0, ordinals = 0
+        for round in 0..<150 {
+            let engine = TriggerEngine()
+            let text: (inout SplitMix) -> String = NotificationJSONTests.text
+            let lat = rng.double(-60, 60), lon = rng.double(-170, 170)
+            // Two to four requests on the same place: they fire at the same instant, so ordinals go past 1.
+            for k in 0..<(2 + Int(rng.next() % 3)) {
+                var region: [(key: String, value: JSONValue)] = [
+                    ("type", .string("circle")), ("id", .string(text(&rng) + "r\(k)")),
+                    ("center", .object([("latitude", .number(lat)), ("longitude", .number(lon))])), ("radius", .number(500)),
+                ]
+                if rng.next() % 2 == 0 { region.append(("name", .string(text(&rng)))) }
+                let r = Self.request(&rng, identifier: text(&rng) + "id\(k)", region: .object(region), long: round % 10 == 0 && k == 0)
+                try engine.add(try decoder.decodeRequest(try JSONParser.parse(r.jsonText)))
+            }
+            let uuid = "e2c56db5-dffb-48d2-b060-d0f5a71096e0"
+            let beaconRegion: JSONValue = .object([("type", .string("beacon")), ("id", .string(text(&rng) + "door")), ("uuid", .string(uuid))])
+            let beaconRequest = Self.request(&rng, identifier: text(&rng) + "b", region: beaconRegion, long: false)
+            try engine.add(try decoder.decodeRequest(try JSONParser.parse(beaconRequest.jsonText)))
+
+            let device = text(&rng) + "d"
+            // Before 1970 in a third of the rounds; microsecond, millisecond and whole-second times.
+            var t = Timestamp(microseconds: (round % 3 == 0 ? -2_000_000_000 : 1_700_000_000) * 1_000_000)
+            var fired: [FiredNotification] = []
+            for step in 0..<6 {
+                t = Timestamp(microseconds: t.microseconds + [1_000_000, 1_500, 1_000_000_001, 7][Int(rng.next() % 4)])
+                let inside = step % 2 == 0
+                let fix = LocationFix(device: device, timestamp: t, latitude: inside ? lat : lat + 0.1, longitude: lon,
+                                      horizontalAccuracy: rng.next() % 2 == 0 ? nil : rng.double(0, 20))
+                _ = engine.process(fix) { fired.append($0) }
+                let sighting = BeaconSighting(device: device, timestamp: t, identity: .iBeacon(uuid: UUID128(string: uuid)!, major: 1, minor: 2),
+                                              rssi: -60, txPower: -59, address: "C0:FF:EE:00:00:01", proximity: .near, distance: 1.2)
+                _ = engine.process(sighting) { fired.append($0) }
+            }
+            for n in fired {
+                guard case .firing(let g) = n.storage else { Issue.record("an engine notification without its firing"); continue }
+                var direct = JSONWriter()
+                if direct.appendThroughCursor({ g.writeJSON(to: &$0) }) { throughCursor += 1 } else { overflowed += 1 }
+                var written = JSONWriter()
+                n.writeJSON(to: &written)
+                var reference = JSONWriter()
+                NotificationJSONTests.reference(n, to: &reference)
+                #expect(written.bytes == reference.bytes, "\(round): \(String(decoding: written.bytes, as: UTF8.self))")
+                if !direct.bytes.isEmpty { #expect(direct.bytes == reference.bytes) }
+                // The same notification built field by field is equal, hashes alike and writes the same bytes.
+                let f = n.fields
+                let built = FiredNotification(identifier: f.identifier, deliveryId: f.deliveryId, content: f.content, event: f.event,
+                                              repeats: f.repeats, regionType: f.regionType, regionID: f.regionID, regionName: f.regionName,
+                                              device: f.device, fix: f.fix, beacon: f.beacon, firedAt: f.firedAt)
+                #expect(built == n && built.hashValue == n.hashValue)
+                var fromFields = JSONWriter()
+                built.writeJSON(to: &fromFields)
+                #expect(fromFields.bytes == reference.bytes)
+                if n.beacon != nil { beacons += 1 }
+                if n.deliveryId.split(separator: "/").last!.split(separator: "-").count > 2 { ordinals += 1 }
+                checked += 1
+            }
+        }
+        // Every kind of firing was exercised, and most through the cursor.
+        #expect(checked > 1_000 && throughCursor > checked / 2 && overflowed > 0 && beacons > 0 && ordinals > 0,
+                "\(checked) checked, \(throughCursor) through the cursor, \(overflowed) too large, \(beacons) beacon, \(ordinals) with an ordinal")
+    }
+
+    @Test func settingAFieldKeepsTheOthers() throws {
+        let h = Harness()
+        try h.circle("c", lat: 51, lon: 4, radius: 100)
+        _ = h.engine.process(LocationFix(device: "d", timestamp: Timestamp(microseconds: 1_000_000), latitude: 51.1, longitude: 4)) { h.out.append($0) }
+        _ = h.engine.process(LocationFix(device: "d", timestamp: Timestamp(microseconds: 2_000_000), latitude: 51, longitude: 4)) { h.out.append($0) }
+        var n = try #require(h.out.first)
+        let before = n.fields
+        n.device = "other"
+        #expect(n.device == "other" && n.deliveryId == before.deliveryId && n.content == before.content && n.firedAt == before.firedAt)
+        #expect(n.jsonLine.contains(#""device":"other""#) && n.jsonLine.contains(before.deliveryId))
+    }
+}
