@@ -4,11 +4,15 @@
 /// a bounds check and a store, where appending to an Array pays a uniqueness and capacity check per call (a fifth
 /// of `Output.notificationJSON`'s time before the cursor). A write that does not fit sets `overflowed` and writes
 /// nothing more; the caller then starts again through the general writer.
+///
+/// Its methods are `@inlinable`: called from the renderer in another module they would otherwise each be a call,
+/// and a notification makes about sixty of them.
 public struct JSONCursor {
-    private let base: UnsafeMutablePointer<UInt8>
-    private let end: UnsafeMutablePointer<UInt8>
-    private var p: UnsafeMutablePointer<UInt8>
+    @usableFromInline let base: UnsafeMutablePointer<UInt8>
+    @usableFromInline let end: UnsafeMutablePointer<UInt8>
+    @usableFromInline var p: UnsafeMutablePointer<UInt8>
     public private(set) var overflowed = false
+    @usableFromInline mutating func overflow() { overflowed = true }
 
     init(_ buffer: UnsafeMutableBufferPointer<UInt8>) {
         base = buffer.baseAddress!
@@ -20,49 +24,56 @@ public struct JSONCursor {
     var written: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: base, count: p - base) }
 
     /// Room for `n` more bytes; false (and `overflowed` set) when there is none.
-    @inline(__always) private mutating func reserve(_ n: Int) -> Bool {
+    @inlinable @inline(__always) mutating func reserve(_ n: Int) -> Bool {
         if end - p >= n, !overflowed { return true }
-        overflowed = true
+        overflow()
         return false
     }
 
+    /// `count` bytes from `source`: short runs (most of a notification's) by a loop, longer ones by memmove,
+    /// whose call costs more than copying a few bytes.
+    @inlinable @inline(__always) mutating func copy(_ source: UnsafePointer<UInt8>, _ count: Int) {
+        if count <= 16 {
+            for k in 0..<count { p[k] = source[k] }
+        } else {
+            p.update(from: source, count: count)
+        }
+        p += count
+    }
+
     /// Whether `n` more bytes fit; for callers writing a run of `byte`s after one check.
-    @inline(__always) public mutating func room(_ n: Int) -> Bool { reserve(n) }
+    @inlinable @inline(__always) public mutating func room(_ n: Int) -> Bool { reserve(n) }
 
     /// One byte; the caller has checked `room`.
-    @inline(__always) public mutating func byte(_ b: UInt8) {
+    @inlinable @inline(__always) public mutating func byte(_ b: UInt8) {
         p.pointee = b
         p += 1
     }
 
     /// `s` verbatim: JSON text known when compiling.
-    @inline(__always) public mutating func literal(_ s: StaticString) {
+    @inlinable @inline(__always) public mutating func literal(_ s: StaticString) {
         let n = s.utf8CodeUnitCount
         guard reserve(n) else { return }
-        p.update(from: s.utf8Start, count: n)
-        p += n
+        copy(s.utf8Start, n)
     }
 
     /// UTF-8 bytes with JSON escapes, no quotes (a piece of a longer string value).
-    public mutating func escaped(_ s: String) {
-        var s = s
-        s.withUTF8 { escaped($0) }
+    @inlinable public mutating func escaped(_ s: String) {
+        // Native and small Strings lend their bytes without a copy of the String (`withUTF8` needs a `var`).
+        if s.utf8.withContiguousStorageIfAvailable({ escaped($0) }) == nil {
+            var s = s
+            s.withUTF8 { escaped($0) }
+        }
     }
 
-    public mutating func escaped(_ utf8: UnsafeBufferPointer<UInt8>) {
+    @inlinable public mutating func escaped(_ utf8: UnsafeBufferPointer<UInt8>) {
         // Six output bytes per input byte at worst (\u00XX).
         guard reserve(utf8.count * 6) else { return }
-        JSONWriter.forEachEscapedPiece(utf8, run: { run in
-            p.update(from: run.baseAddress!, count: run.count)
-            p += run.count
-        }, escape: { e in
-            p.update(from: e.baseAddress!, count: e.count)
-            p += e.count
-        })
+        JSONWriter.forEachEscapedPiece(utf8, run: { copy($0.baseAddress!, $0.count) }, escape: { copy($0.baseAddress!, $0.count) })
     }
 
     /// `s` as a JSON string, quoted and escaped.
-    public mutating func quoted(_ s: String) {
+    @inlinable public mutating func quoted(_ s: String) {
         guard reserve(1) else { return }
         byte(UInt8(ascii: "\""))
         escaped(s)
@@ -71,18 +82,18 @@ public struct JSONCursor {
     }
 
     /// Decimal digits of `v`.
-    public mutating func decimal(_ v: Int64) {
+    @inlinable public mutating func decimal(_ v: Int64) {
         guard reserve(20) else { return }
         if v < 0 { byte(UInt8(ascii: "-")) }
         unsignedDigits(v.magnitude)
     }
 
-    public mutating func decimal(_ v: UInt64) {
+    @inlinable public mutating func decimal(_ v: UInt64) {
         guard reserve(20) else { return }
         unsignedDigits(v)
     }
 
-    @inline(__always) private mutating func unsignedDigits(_ v: UInt64) {
+    @inlinable @inline(__always) mutating func unsignedDigits(_ v: UInt64) {
         var digits = 1, limit: UInt64 = 10
         while digits < 20, v >= limit { digits += 1; limit = limit &* 10 }
         var m = v
@@ -103,14 +114,13 @@ public struct JSONCursor {
             var text = v.description
             text.withUTF8 { u in
                 guard reserve(u.count) else { return }
-                p.update(from: u.baseAddress!, count: u.count)
-                p += u.count
+                copy(u.baseAddress!, u.count)
             }
         }
     }
 
     /// Up to `capacity` bytes written by `body` at the cursor, which returns how many it wrote.
-    public mutating func write(upTo capacity: Int, _ body: (UnsafeMutablePointer<UInt8>) -> Int) {
+    @inlinable public mutating func write(upTo capacity: Int, _ body: (UnsafeMutablePointer<UInt8>) -> Int) {
         guard reserve(capacity) else { return }
         p += body(p)
     }
@@ -143,9 +153,10 @@ public struct JSONCursor {
 }
 
 extension JSONWriter {
-    /// Writes through a `JSONCursor` on a stack buffer of `capacity` bytes, then appends what it wrote in one copy.
-    /// Returns false, appending nothing, when the text did not fit (the caller writes it the general way).
-    public mutating func appendThroughCursor(capacity: Int = 4_096, _ body: (inout JSONCursor) -> Void) -> Bool {
+    /// Writes through a `JSONCursor` on a scratch buffer of `capacity` bytes, then appends what it wrote in one
+    /// copy. Returns false, appending nothing, when the text did not fit (the caller tries a larger buffer or the
+    /// general writer). Up to `stackCapacity` bytes the buffer is on the stack; past it, a heap allocation.
+    public mutating func appendThroughCursor(capacity: Int = Self.stackCapacity, _ body: (inout JSONCursor) -> Void) -> Bool {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { scratch in
             var cursor = JSONCursor(scratch)
             body(&cursor)
@@ -154,4 +165,7 @@ extension JSONWriter {
             return true
         }
     }
+
+    /// The largest temporary buffer Swift places on the stack on Linux (`withUnsafeTemporaryAllocation`).
+    public static var stackCapacity: Int { 1_024 }
 }

@@ -191,8 +191,8 @@ public struct JSONWriter {
     /// `utf8` as the pieces of its JSON escaping, in order: runs that need no escaping (the usual case: ASCII
     /// names and text), found eight bytes at a time and handed over whole, and one escape sequence for each `"`,
     /// `\` or control character. Bytes ≥ 0x80 (UTF-8) pass through. Shared by the array writer and `JSONCursor`.
-    @inline(__always)
-    static func forEachEscapedPiece(_ utf8: UnsafeBufferPointer<UInt8>, run: (UnsafeBufferPointer<UInt8>) -> Void,
+    @inlinable @inline(__always)
+    public static func forEachEscapedPiece(_ utf8: UnsafeBufferPointer<UInt8>, run: (UnsafeBufferPointer<UInt8>) -> Void,
                                     escape: (UnsafeBufferPointer<UInt8>) -> Void) {
         guard let base = utf8.baseAddress else { return }
         let count = utf8.count
@@ -203,6 +203,11 @@ public struct JSONWriter {
                 let word = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
                 if Self.needsEscape(word) { break }
                 i += 8
+            }
+            // Fewer than eight left: the string's last eight bytes (overlapping some already checked) as one word.
+            if i + 8 > count, count >= 8,
+               !Self.needsEscape(UnsafeRawPointer(base + count - 8).loadUnaligned(as: UInt64.self)) {
+                i = count
             }
             guard i < count else { break }
             let c = base[i]
@@ -230,7 +235,7 @@ public struct JSONWriter {
     }
 
     /// Whether any of the eight bytes is < 0x20, `"` or `\` (SWAR: a zero byte after XOR marks a match).
-    @inline(__always) static func needsEscape(_ w: UInt64) -> Bool {
+    @inlinable @inline(__always) public static func needsEscape(_ w: UInt64) -> Bool {
         let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
         // Bytes < 0x20: subtracting 0x20 borrows into the high bit, for bytes that had it clear.
         let control = (w &- ones &* 0x20) & ~w & highs

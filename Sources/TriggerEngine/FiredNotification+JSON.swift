@@ -3,10 +3,14 @@ import JSON
 extension FiredNotification {
     /// One compact JSON object in the SPEC §4 member order (no trailing newline). A notification from the engine
     /// is written straight from its firing through a `JSONCursor` (`Output.notificationJSON` in
-    /// Tools/micro-benchmarks); one built field by field, or too large for the cursor's buffer, through the array
-    /// writer. Both give the same bytes (NotificationJSONTests).
+    /// Tools/micro-benchmarks): on the stack when it fits in 1 KiB (most do: ~500 bytes), else in a 64 KiB heap
+    /// buffer. One built field by field, or larger still, goes through the array writer. All give the same bytes
+    /// (FiringJSONTests).
     public func writeJSON(to w: inout JSONWriter) {
-        if case .firing(let g) = storage, w.appendThroughCursor({ g.writeJSON(to: &$0) }) { return }
+        if case .firing(let g) = storage {
+            if w.appendThroughCursor({ g.writeJSON(to: &$0) }) { return }
+            if w.appendThroughCursor(capacity: 1 << 16, { g.writeJSON(to: &$0) }) { return }
+        }
         fields.writeJSON(to: &w)
     }
 
@@ -21,6 +25,15 @@ extension FiredNotification.Firing {
     /// The notification's JSON from the firing: templates filled in and the deliveryId written as they are
     /// escaped, with no String built for either. The bytes equal `rendered`'s (`Fields.writeJSON`).
     func writeJSON(to o: inout JSONCursor) {
+        // The firing's time is written up to three times (fix, firedAt, a {fix.time}) and is usually the fix's
+        // own: formatted once.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Timestamp.rfc3339Capacity) { text in
+            let firedAtText = UnsafeBufferPointer(rebasing: text[0..<firedAt.writeRFC3339(into: text.baseAddress!)])
+            writeJSON(to: &o, firedAtText: firedAtText)
+        }
+    }
+
+    private func writeJSON(to o: inout JSONCursor, firedAtText: UnsafeBufferPointer<UInt8>) {
         // Read through `compiled` where needed: copying the request out retains every String in it.
         let c = compiled
         let region = c.request.trigger.region
@@ -45,7 +58,13 @@ extension FiredNotification.Firing {
             case .userInfo: o.escaped(placeholderText(p))
             }
         }
-        func time(_ t: Timestamp) { o.write(upTo: Timestamp.rfc3339Capacity) { t.writeRFC3339(into: $0) } }
+        func time(_ t: Timestamp) {
+            if t == firedAt {
+                o.write(upTo: firedAtText.count) { $0.update(from: firedAtText.baseAddress!, count: firedAtText.count); return firedAtText.count }
+            } else {
+                o.write(upTo: Timestamp.rfc3339Capacity) { t.writeRFC3339(into: $0) }
+            }
+        }
         o.literal("{\"identifier\":")
         o.quoted(c.request.identifier)
         o.literal(",\"deliveryId\":\"")

@@ -7,7 +7,8 @@ import TestSupport
 /// they are escaped, the deliveryId never built). Its bytes must equal those of its rendered fields, written by the
 /// member-by-member reference, for random requests: every placeholder, escapes and non-ASCII text in every string
 /// that reaches the output, times before 1970 and with fractions, several firings at one instant (the deliveryId's
-/// ordinal), beacon evidence, and content too large for the cursor's buffer (the array writer takes over).
+/// ordinal), dwell (fired after the fix), beacon evidence, and content too large for the stack buffer (a heap one takes
+/// over) and for that too (the array writer).
 @Suite struct FiringJSONTests {
     static let placeholders = ["{device}", "{region.id}", "{region.name}", "{event}", "{fix.time}", "{fix.latitude}",
                                "{fix.longitude}", "{beacon.proximity}", "{userInfo.k}", "{userInfo.list}", "{{", "}}"]
@@ -18,12 +19,12 @@ import TestSupport
         }.joined()
     }
 
-    static func request(_ rng: inout SplitMix, identifier: String, region: JSONValue, long: Bool) -> JSONValue {
+    static func request(_ rng: inout SplitMix, identifier: String, region: JSONValue, long: Int = 0, dwell: Bool = false) -> JSONValue {
         func maybe(_ key: String, _ v: JSONValue) -> [(key: String, value: JSONValue)] { rng.next() % 2 == 0 ? [(key, v)] : [] }
         let text: (inout SplitMix) -> String = NotificationJSONTests.text
         var content: [(key: String, value: JSONValue)] = [
             ("title", .string(template(&rng))), ("subtitle", .string(template(&rng))),
-            ("body", .string(long ? String(repeating: "long \"body\" {device} ", count: 400) : template(&rng))),
+            ("body", .string(long > 0 ? String(repeating: "long \"body\" {device} ", count: long) : template(&rng))),
             ("categoryIdentifier", .string(text(&rng))),
             ("userInfo", .object([(key: "k", value: .string(text(&rng))), (key: "list", value: .array([.number(1.5), .string(text(&rng))])),
                                   (key: text(&rng) + "x", value: .object([(key: "n", value: .number(-3))]))])),
@@ -33,13 +34,14 @@ import TestSupport
         content += maybe("threadIdentifier", .string(template(&rng)))
         content += maybe("summaryArgument", .string(template(&rng)))
         return .object([("identifier", .string(identifier)), ("content", .object(content)),
-                        ("trigger", .object([("region", region), ("repeats", .bool(rng.next() % 2 == 0)), ("initialTrigger", .bool(true))]))])
+                        ("trigger", .object([("region", region), ("repeats", .bool(rng.next() % 2 == 0)), ("initialTrigger", .bool(true))]
+                                     + (dwell ? [("dwell", .number(1))] : [])))])
     }
 
     @Test func aFiringWritesTheBytesOfItsRenderedFields() throws {
         var rng = SplitMix(seed: 29)
         let decoder = RequestDecoder()
-        var checked = 0, throughCursor = 0, overflowed = 0, beacons = 0, ordinals = 0
+        var checked = 0, onTheStack = 0, onTheHeap = 0, tooLarge = 0, beacons = 0, ordinals = 0, afterTheFix = 0
         for round in 0..<150 {
             let engine = TriggerEngine()
             let text: (inout SplitMix) -> String = NotificationJSONTests.text
@@ -51,12 +53,13 @@ import TestSupport
                     ("center", .object([("latitude", .number(lat)), ("longitude", .number(lon))])), ("radius", .number(500)),
                 ]
                 if rng.next() % 2 == 0 { region.append(("name", .string(text(&rng)))) }
-                let r = Self.request(&rng, identifier: text(&rng) + "id\(k)", region: .object(region), long: round % 10 == 0 && k == 0)
+                let r = Self.request(&rng, identifier: text(&rng) + "id\(k)", region: .object(region), long: k > 0 ? 0 : round % 20 == 0 ? 4_000 : round % 10 == 0 ? 400 : 0,
+                                     dwell: k == 1)
                 try engine.add(try decoder.decodeRequest(try JSONParser.parse(r.jsonText)))
             }
             let uuid = "e2c56db5-dffb-48d2-b060-d0f5a71096e0"
             let beaconRegion: JSONValue = .object([("type", .string("beacon")), ("id", .string(text(&rng) + "door")), ("uuid", .string(uuid))])
-            let beaconRequest = Self.request(&rng, identifier: text(&rng) + "b", region: beaconRegion, long: false)
+            let beaconRequest = Self.request(&rng, identifier: text(&rng) + "b", region: beaconRegion)
             try engine.add(try decoder.decodeRequest(try JSONParser.parse(beaconRequest.jsonText)))
 
             let device = text(&rng) + "d"
@@ -76,7 +79,14 @@ import TestSupport
             for n in fired {
                 guard case .firing(let g) = n.storage else { Issue.record("an engine notification without its firing"); continue }
                 var direct = JSONWriter()
-                if direct.appendThroughCursor({ g.writeJSON(to: &$0) }) { throughCursor += 1 } else { overflowed += 1 }
+                // Which of writeJSON's three ways this notification takes.
+                if direct.appendThroughCursor({ g.writeJSON(to: &$0) }) {
+                    onTheStack += 1
+                } else if direct.appendThroughCursor(capacity: 1 << 16, { g.writeJSON(to: &$0) }) {
+                    onTheHeap += 1
+                } else {
+                    tooLarge += 1
+                }
                 var written = JSONWriter()
                 n.writeJSON(to: &written)
                 var reference = JSONWriter()
@@ -93,13 +103,14 @@ import TestSupport
                 built.writeJSON(to: &fromFields)
                 #expect(fromFields.bytes == reference.bytes)
                 if n.beacon != nil { beacons += 1 }
+                if let fix = n.fix, fix.timestamp != n.firedAt { afterTheFix += 1 }
                 if n.deliveryId.split(separator: "/").last!.split(separator: "-").count > 2 { ordinals += 1 }
                 checked += 1
             }
         }
         // Every kind of firing was exercised, and most through the cursor.
-        #expect(checked > 1_000 && throughCursor > checked / 2 && overflowed > 0 && beacons > 0 && ordinals > 0,
-                "\(checked) checked, \(throughCursor) through the cursor, \(overflowed) too large, \(beacons) beacon, \(ordinals) with an ordinal")
+        #expect(checked > 1_000 && onTheStack > checked / 2 && onTheHeap > 0 && tooLarge > 0 && beacons > 0 && ordinals > 0 && afterTheFix > 0,
+                "\(checked) checked: \(onTheStack) on the stack, \(onTheHeap) on the heap, \(tooLarge) too large; \(beacons) beacon, \(ordinals) with an ordinal, \(afterTheFix) fired after their fix")
     }
 
     @Test func settingAFieldKeepsTheOthers() throws {

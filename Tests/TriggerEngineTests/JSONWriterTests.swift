@@ -43,6 +43,32 @@ import Testing
         }
     }
 
+    /// The cursor (the notification renderer's writer) against the same references: strings, numbers, nested values.
+    @Test(arguments: 0..<5)
+    func theCursorWritesWhatTheWriterWrites(seed: Int) throws {
+        var rng = SplitMix(seed: UInt64(100 + seed))
+        let alphabet: [Character] = Array("abcXYZ09 -_/:.") + ["\"", "\\", "\n", "\t", "\u{01}", "\u{7F}", "é", "😀", "\u{0}"]
+        for _ in 0..<300 {
+            let n = Int.random(in: 0...40, using: &rng)
+            let s = String((0..<n).map { _ in Int.random(in: 0..<4, using: &rng) != 0 ? "a" : alphabet.randomElement(using: &rng)! })
+            var w = JSONWriter()
+            #expect(w.appendThroughCursor { $0.quoted(s) })
+            #expect(w.bytes == Self.quoted(s), "\(s.debugDescription)")
+            let d = [rng.double(-1e6, 1e6), Double(Int.random(in: -1_000...1_000, using: &rng)), .nan, 1e300, -0.0][Int.random(in: 0..<5, using: &rng)]
+            let value: JSONValue = .object([(key: s, value: .array([.number(d), .string(s), .bool(true), .null, .object([])]))])
+            var cursor = JSONWriter(), writer = JSONWriter()
+            #expect(cursor.appendThroughCursor { $0.value(value) })
+            writer.value(value)
+            #expect(cursor.bytes == writer.bytes)
+        }
+        // Text that does not fit leaves the writer as it was.
+        var w = JSONWriter()
+        w.beginArray()
+        #expect(!w.appendThroughCursor(capacity: 16) { $0.quoted(String(repeating: "x", count: 20)) })
+        w.endArray()
+        #expect(String(decoding: w.bytes, as: UTF8.self) == "[]")
+    }
+
     @Test func numbersAreWrittenAsBefore() {
         let ints = [0, 7, -7, 10, -10, 99, 100, 123_456_789, Int.max, Int.min, Int(Int32.min)]
         for v in ints {
