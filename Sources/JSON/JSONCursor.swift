@@ -50,6 +50,12 @@ public struct JSONCursor {
         p += 1
     }
 
+    /// Bytes already in their JSON form.
+    @inlinable public mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard reserve(bytes.count) else { return }
+        copy(bytes.baseAddress!, bytes.count)
+    }
+
     /// `s` verbatim: JSON text known when compiling.
     @inlinable @inline(__always) public mutating func literal(_ s: StaticString) {
         let n = s.utf8CodeUnitCount

@@ -156,6 +156,12 @@ public struct JSONWriter {
         bytes.append(UInt8(ascii: "\""))
     }
 
+    /// `s` with JSON escapes, no quotes (a piece of a longer string value).
+    public static func appendEscaped(_ s: String, to bytes: inout [UInt8]) {
+        var s = s
+        s.withUTF8 { appendEscaped($0, to: &bytes) }
+    }
+
     /// A number as `number(_:)` writes it (integral values without ".0", non-finite as null).
     public static func appendNumber(_ v: Double, to bytes: inout [UInt8]) {
         guard v.isFinite else { appendLiteral("null", to: &bytes); return }

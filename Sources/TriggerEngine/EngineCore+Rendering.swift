@@ -3,7 +3,7 @@ import JSON
 extension EngineCore {
     /// The SPEC §4 notification for a firing. Nothing is rendered here: the notification keeps the firing and fills
     /// in its templates when its fields are read or its JSON is written (`FiredNotification+Rendering.swift`).
-    static func render(_ c: CompiledRequest, device: String, event: FiredNotification.Event, at time: Timestamp,
+    static func render(_ plan: NotificationPlan, device: String, event: FiredNotification.Event, at time: Timestamp,
                        ordinal: UInt32, evidence: Evidence?) -> FiredNotification {
         var fix: FixSnapshot?
         var beacon: BeaconSnapshot?
@@ -12,8 +12,16 @@ extension EngineCore {
         case .beacon(let b): beacon = b
         case nil: break
         }
-        return FiredNotification(.init(compiled: c, device: device, event: event, firedAt: time, ordinal: ordinal,
+        return FiredNotification(.init(plan: plan, device: device, event: event, firedAt: time, ordinal: ordinal,
                                        fix: fix, beacon: beacon))
+    }
+
+    /// The slot's notification plan, built when its request first fires (`NotificationPlan`).
+    mutating func plan(slot: Int32, _ c: CompiledRequest) -> NotificationPlan {
+        if let plan = plans[Int(slot)] { return plan }
+        let plan = NotificationPlan(c)
+        plans[Int(slot)] = plan
+        return plan
     }
 
     /// `identifier/device/revision-TIME[-k]`: TIME is the firing's event time in Unix seconds (with the fraction

@@ -21,6 +21,7 @@ extension EngineCore {
             slot = Int32(compiled.count)
             compiled.append(nil)
             firingCounts.append(0)
+            plans.append(nil)
             slots.append(SlotGeometry())
             polygonLocators.append(nil)
             slotGenerations.append(0)
@@ -32,6 +33,7 @@ extension EngineCore {
         let t = request.trigger
         compiled[Int(slot)] = CompiledRequest(request: request, templates: templates, revision: revisionCounter)
         firingCounts[Int(slot)] = 0
+        plans[Int(slot)] = nil
         var g = SlotGeometry()
         g.notifyOnEntry = t.notifyOnEntry
         g.notifyOnExit = t.notifyOnExit
@@ -109,6 +111,7 @@ extension EngineCore {
         occupantCandidates[s].removeAll()
         occupantCompactAt[s] = Self.minimumOccupantCompaction
         compiled[s] = nil
+        plans[s] = nil
         slots[s] = SlotGeometry()
         polygonLocators[s] = nil
         // Pair states that still name this slot are recognised as stale by the generation and dropped lazily.

@@ -132,7 +132,7 @@ extension EngineCore {
             observers[Int(d)].firingOrdinal = 1
         }
         let device = devices[Int(d)].name
-        emit(Self.render(c, device: device, event: event, at: time, ordinal: observers[Int(d)].firingOrdinal, evidence: evidence))
+        emit(Self.render(plan(slot: slot, c), device: device, event: event, at: time, ordinal: observers[Int(d)].firingOrdinal, evidence: evidence))
         statistics.notifications += 1
         if !g.repeats { markDelivered(slot: slot, device: device, at: time) }
     }

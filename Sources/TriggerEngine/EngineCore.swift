@@ -13,6 +13,8 @@ struct EngineCore {
     /// By slot: notifications fired for the request (persisted with it). Kept out of `CompiledRequest`, which
     /// stays immutable so that notifications can carry it to other threads and render from it there.
     var firingCounts: [UInt64] = []
+    /// By slot: the request's notification plan, once it has fired; nil again when the slot is reused or restored.
+    var plans: [NotificationPlan?] = []
     var slots: [SlotGeometry] = []
     var polygonLocators: [PolygonLocator?] = []
     var slotGenerations: [UInt32] = []

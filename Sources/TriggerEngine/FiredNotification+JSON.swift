@@ -22,123 +22,15 @@ extension FiredNotification {
 }
 
 extension FiredNotification.Firing {
-    /// The notification's JSON from the firing: templates filled in and the deliveryId written as they are
-    /// escaped, with no String built for either. The bytes equal `rendered`'s (`Fields.writeJSON`).
+    /// The notification's JSON from the firing, through its request's `NotificationPlan`: no String built for the
+    /// templates or the deliveryId. The bytes equal `rendered`'s (`Fields.writeJSON`).
     func writeJSON(to o: inout JSONCursor) {
         // The firing's time is written up to three times (fix, firedAt, a {fix.time}) and is usually the fix's
         // own: formatted once.
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Timestamp.rfc3339Capacity) { text in
             let firedAtText = UnsafeBufferPointer(rebasing: text[0..<firedAt.writeRFC3339(into: text.baseAddress!)])
-            writeJSON(to: &o, firedAtText: firedAtText)
+            plan.write(self, firedAtText: firedAtText, to: &o)
         }
-    }
-
-    private func writeJSON(to o: inout JSONCursor, firedAtText: UnsafeBufferPointer<UInt8>) {
-        // Read through `compiled` where needed: copying the request out retains every String in it.
-        let c = compiled
-        let region = c.request.trigger.region
-        func template(_ t: ContentTemplate) {
-            for s in t.segments {
-                switch s {
-                case .text(let text): o.escaped(text)
-                case .placeholder(let p): placeholder(p)
-                }
-            }
-        }
-        func placeholder(_ p: ContentTemplate.Placeholder) {
-            switch p {
-            case .device: o.escaped(device)
-            case .regionID: o.escaped(region.id)
-            case .regionName: o.escaped(region.name ?? region.id)
-            case .event: if event == .entry { o.literal("entry") } else { o.literal("exit") }
-            case .fixTime: if let t = fix?.timestamp ?? beacon?.timestamp { time(t) }
-            case .fixLatitude: if let fix { o.number(fix.latitude) }
-            case .fixLongitude: if let fix { o.number(fix.longitude) }
-            case .beaconProximity: if let beacon { o.escaped(beacon.proximity.rawValue) }
-            case .userInfo: o.escaped(placeholderText(p))
-            }
-        }
-        func time(_ t: Timestamp) {
-            if t == firedAt {
-                o.write(upTo: firedAtText.count) { $0.update(from: firedAtText.baseAddress!, count: firedAtText.count); return firedAtText.count }
-            } else {
-                o.write(upTo: Timestamp.rfc3339Capacity) { t.writeRFC3339(into: $0) }
-            }
-        }
-        o.literal("{\"identifier\":")
-        o.quoted(c.request.identifier)
-        o.literal(",\"deliveryId\":\"")
-        // The id's pieces escaped one by one: JSON escaping works byte by byte, so this is the whole id escaped.
-        o.escaped(c.request.identifier)
-        o.literal("/")
-        o.escaped(device)
-        o.literal("/")
-        o.write(upTo: EngineCore.deliveryIdTailCapacity) {
-            EngineCore.writeDeliveryIdTail(revision: c.revision, at: firedAt, ordinal: ordinal, into: $0)
-        }
-        o.literal("\",\"content\":{\"title\":\"")
-        template(c.templates.title)
-        o.literal("\",\"subtitle\":\"")
-        template(c.templates.subtitle)
-        o.literal("\",\"body\":\"")
-        template(c.templates.body)
-        o.literal("\"")
-        if let badge = c.request.content.badge {
-            o.literal(",\"badge\":")
-            o.decimal(Int64(badge))
-        }
-        if let sound = c.request.content.sound {
-            o.literal(",\"sound\":")
-            o.quoted(sound)
-        }
-        o.literal(",\"categoryIdentifier\":")
-        o.quoted(c.request.content.categoryIdentifier)
-        o.literal(",\"threadIdentifier\":\"")
-        if let t = c.templates.threadIdentifier { template(t) } else { o.escaped(region.id) }
-        o.literal("\",\"summaryArgument\":\"")
-        if let t = c.templates.summaryArgument { template(t) } else { o.escaped(device) }
-        o.literal("\",\"userInfo\":")
-        o.value(c.request.content.userInfo)
-        switch event {
-        case .entry: o.literal("},\"trigger\":{\"type\":\"location\",\"event\":\"entry\",\"repeats\":")
-        case .exit: o.literal("},\"trigger\":{\"type\":\"location\",\"event\":\"exit\",\"repeats\":")
-        }
-        if c.request.trigger.repeats { o.literal("true") } else { o.literal("false") }
-        o.literal(",\"region\":{\"type\":")
-        o.quoted(c.regionTypeName)
-        o.literal(",\"id\":")
-        o.quoted(region.id)
-        if let name = region.name {
-            o.literal(",\"name\":")
-            o.quoted(name)
-        }
-        o.literal("}},\"device\":")
-        o.quoted(device)
-        if let fix {
-            o.literal(",\"fix\":{\"timestamp\":\"")
-            time(fix.timestamp)
-            o.literal("\",\"latitude\":")
-            o.number(fix.latitude)
-            o.literal(",\"longitude\":")
-            o.number(fix.longitude)
-            if let a = fix.horizontalAccuracy {
-                o.literal(",\"horizontalAccuracy\":")
-                o.number(a)
-            }
-            o.literal("}")
-        }
-        if let beacon {
-            // Beacon firings are a gateway's few per second: the snapshot goes through the array writer.
-            var nested = JSONWriter(capacity: 256)
-            beacon.writeJSON(to: &nested)
-            o.literal(",\"beacon\":")
-            nested.bytes.withUnsafeBufferPointer { b in
-                o.write(upTo: b.count) { $0.update(from: b.baseAddress!, count: b.count); return b.count }
-            }
-        }
-        o.literal(",\"firedAt\":\"")
-        time(firedAt)
-        o.literal("\"}")
     }
 }
 

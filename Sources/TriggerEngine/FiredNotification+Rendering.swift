@@ -37,9 +37,13 @@ extension FiredNotification.Firing {
         case .fixLatitude: return fix.map { EngineCore.coordinateText($0.latitude) } ?? ""
         case .fixLongitude: return fix.map { EngineCore.coordinateText($0.longitude) } ?? ""
         case .beaconProximity: return beacon?.proximity.rawValue ?? ""
-        case .userInfo(let key):
-            guard let v = compiled.request.content.userInfo[key] else { return "" }
-            return v.stringValue ?? v.jsonText
+        case .userInfo: return Self.userInfoText(p, of: compiled)
         }
+    }
+
+    /// A `{userInfo.KEY}` placeholder's text: the value's string, or its JSON when it is not a string.
+    static func userInfoText(_ p: ContentTemplate.Placeholder, of c: CompiledRequest) -> String {
+        guard case .userInfo(let key) = p, let v = c.request.content.userInfo[key] else { return "" }
+        return v.stringValue ?? v.jsonText
     }
 }

@@ -30,7 +30,8 @@ public struct FiredNotification: Sendable, Hashable {
 
     /// What the engine knows when a request fires; the fields follow from it (`rendered`).
     struct Firing: Sendable {
-        let compiled: CompiledRequest
+        /// The request's notification compiled (and the request itself, `plan.compiled`).
+        let plan: NotificationPlan
         let device: String
         let event: Event
         let firedAt: Timestamp
@@ -38,6 +39,8 @@ public struct FiredNotification: Sendable, Hashable {
         let ordinal: UInt32
         let fix: FixSnapshot?
         let beacon: BeaconSnapshot?
+
+        var compiled: CompiledRequest { plan.compiled }
     }
 
     var storage: Storage

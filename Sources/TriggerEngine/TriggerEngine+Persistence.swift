@@ -64,6 +64,7 @@ extension TriggerEngine {
         let c = CompiledRequest(request: request, templates: old.templates, revision: state.revision)
         core.compiled[Int(slot)] = c
         core.firingCounts[Int(slot)] = state.firings
+        core.plans[Int(slot)] = nil
         core.slots[Int(slot)].addedGeneration = state.addedGeneration
         core.slots[Int(slot)].addedAt = state.addedAt
         core.revisionCounter = max(revisionCounter, state.revision)

@@ -113,6 +113,31 @@ import TestSupport
                 "\(checked) checked: \(onTheStack) on the stack, \(onTheHeap) on the heap, \(tooLarge) too large; \(beacons) beacon, \(ordinals) with an ordinal, \(afterTheFix) fired after their fix")
     }
 
+    /// A request's compiled notification (`NotificationPlan`) is built at its first firing: a replaced or restored
+    /// request must not write the old one's text.
+    @Test func aReplacedOrRestoredRequestWritesItsOwnText() throws {
+        let h = Harness()
+        func request(_ title: String) -> String {
+            #"{"identifier":"c","content":{"title":"\#(title) {event}"},"trigger":{"region":{"type":"circle","id":"r","center":{"latitude":51,"longitude":4},"radius":100},"repeats":true}}"#
+        }
+        var t: Int64 = 0
+        func visit() -> [String] {
+            var lines: [String] = []
+            for lat in [51.1, 51.0] {
+                t += 1_000_000
+                _ = h.engine.process(LocationFix(device: "d", timestamp: Timestamp(microseconds: t), latitude: lat, longitude: 4)) { lines.append($0.jsonLine) }
+            }
+            return lines
+        }
+        try h.add(request("one"))
+        #expect(visit().first?.contains(#""title":"one entry""#) == true)
+        try h.add(request("two"))
+        #expect(visit().first?.contains(#""title":"two entry""#) == true)
+        let state = try #require(h.engine.state(ofRequest: "c"))
+        try h.engine.restore(try h.decoder.decodeRequest(try JSONParser.parse(request("three"))), state: state)
+        #expect(visit().first?.contains(#""title":"three entry""#) == true)
+    }
+
     @Test func settingAFieldKeepsTheOthers() throws {
         let h = Harness()
         try h.circle("c", lat: 51, lon: 4, radius: 100)

@@ -1,0 +1,188 @@
+import JSON
+
+/// A request's notification JSON compiled once: everything the request fixes (its identifier, content, templates'
+/// text, userInfo, region) as escaped bytes, with holes for what each firing supplies (the device, the event, the
+/// deliveryId's time, the evidence, the firing time).
+///
+/// Writing a notification is then one walk along one byte array. Reading the same text from the request's Strings
+/// and templates touched ten or more heap objects per notification, cache misses when thousands of requests fire
+/// in turn (most of the renderer's time in a notification-dense replay). The engine builds a request's plan when
+/// it first fires (`EngineCore.plan(slot:)`), so requests that never fire cost nothing.
+final class NotificationPlan: Sendable {
+    /// What a firing fills in. Stored in `program` as one byte; `run` is followed by a 16-bit length and the bytes.
+    enum Hole: UInt8 {
+        case run, device, event, evidenceTime, latitude, longitude, proximity, deliveryIdTail, evidence, firedAt
+    }
+
+    let compiled: CompiledRequest
+    let program: [UInt8]
+
+    init(_ c: CompiledRequest) {
+        compiled = c
+        var b = Builder()
+        let region = c.request.trigger.region
+        let content = c.request.content
+        let firing = FiredNotification.Firing.self
+        func template(_ t: ContentTemplate) {
+            for s in t.segments {
+                switch s {
+                case .text(let text): b.escaped(text)
+                case .placeholder(let p):
+                    switch p {
+                    case .device: b.hole(.device)
+                    case .regionID: b.escaped(region.id)
+                    case .regionName: b.escaped(region.name ?? region.id)
+                    case .event: b.hole(.event)
+                    case .fixTime: b.hole(.evidenceTime)
+                    case .fixLatitude: b.hole(.latitude)
+                    case .fixLongitude: b.hole(.longitude)
+                    case .beaconProximity: b.hole(.proximity)
+                    case .userInfo: b.escaped(firing.userInfoText(p, of: c))
+                    }
+                }
+            }
+        }
+        b.literal("{\"identifier\":")
+        b.quoted(c.request.identifier)
+        // The id's pieces escaped one by one: JSON escaping works byte by byte, so this is the whole id escaped.
+        b.literal(",\"deliveryId\":\"")
+        b.escaped(c.request.identifier)
+        b.literal("/")
+        b.hole(.device)
+        b.literal("/")
+        b.hole(.deliveryIdTail)
+        b.literal("\",\"content\":{\"title\":\"")
+        template(c.templates.title)
+        b.literal("\",\"subtitle\":\"")
+        template(c.templates.subtitle)
+        b.literal("\",\"body\":\"")
+        template(c.templates.body)
+        b.literal("\"")
+        if let badge = content.badge {
+            b.literal(",\"badge\":")
+            JSONWriter.appendDecimal(Int64(badge), to: &b.run)
+        }
+        if let sound = content.sound {
+            b.literal(",\"sound\":")
+            b.quoted(sound)
+        }
+        b.literal(",\"categoryIdentifier\":")
+        b.quoted(content.categoryIdentifier)
+        b.literal(",\"threadIdentifier\":\"")
+        if let t = c.templates.threadIdentifier { template(t) } else { b.escaped(region.id) }
+        b.literal("\",\"summaryArgument\":\"")
+        if let t = c.templates.summaryArgument { template(t) } else { b.hole(.device) }
+        b.literal("\",\"userInfo\":")
+        var userInfo = JSONWriter(appendingTo: [])
+        swap(&userInfo.bytes, &b.run)
+        userInfo.value(content.userInfo)
+        swap(&userInfo.bytes, &b.run)
+        b.literal("},\"trigger\":{\"type\":\"location\",\"event\":\"")
+        b.hole(.event)
+        b.literal(c.request.trigger.repeats ? "\",\"repeats\":true" : "\",\"repeats\":false")
+        b.literal(",\"region\":{\"type\":")
+        b.quoted(c.regionTypeName)
+        b.literal(",\"id\":")
+        b.quoted(region.id)
+        if let name = region.name {
+            b.literal(",\"name\":")
+            b.quoted(name)
+        }
+        b.literal("}},\"device\":\"")
+        b.hole(.device)
+        b.literal("\"")
+        b.hole(.evidence)
+        b.literal(",\"firedAt\":\"")
+        b.hole(.firedAt)
+        b.literal("\"}")
+        b.flush()
+        program = b.program
+    }
+
+    /// Appends constant runs and holes to the program.
+    struct Builder {
+        var program: [UInt8] = []
+        /// The constant bytes since the last hole.
+        var run: [UInt8] = []
+
+        mutating func literal(_ s: StaticString) { JSONWriter.appendLiteral(s, to: &run) }
+        mutating func escaped(_ s: String) { JSONWriter.appendEscaped(s, to: &run) }
+        mutating func quoted(_ s: String) { JSONWriter.appendQuoted(s, to: &run) }
+
+        mutating func hole(_ h: Hole) {
+            flush()
+            program.append(h.rawValue)
+        }
+
+        mutating func flush() {
+            var rest = run[...]
+            while !rest.isEmpty {
+                let n = min(rest.count, Int(UInt16.max))
+                program.append(Hole.run.rawValue)
+                program.append(UInt8(truncatingIfNeeded: n))
+                program.append(UInt8(truncatingIfNeeded: n >> 8))
+                program.append(contentsOf: rest.prefix(n))
+                rest = rest.dropFirst(n)
+            }
+            run.removeAll(keepingCapacity: true)
+        }
+    }
+
+    /// The notification of `g` (a firing of this plan's request), `firedAtText` its firing time's RFC 3339 text.
+    func write(_ g: FiredNotification.Firing, firedAtText: UnsafeBufferPointer<UInt8>, to o: inout JSONCursor) {
+        func time(_ t: Timestamp) {
+            // Usually the fix's own time: formatted once, by the caller.
+            if t == g.firedAt {
+                o.append(firedAtText)
+            } else {
+                o.write(upTo: Timestamp.rfc3339Capacity) { t.writeRFC3339(into: $0) }
+            }
+        }
+        program.withUnsafeBufferPointer { p in
+            let base = p.baseAddress!
+            var i = 0
+            while i < p.count {
+                let hole = Hole(rawValue: base[i]).unsafelyUnwrapped
+                i += 1
+                switch hole {
+                case .run:
+                    let n = Int(base[i]) | Int(base[i + 1]) << 8
+                    o.append(UnsafeBufferPointer(start: base + i + 2, count: n))
+                    i += 2 + n
+                case .device: o.escaped(g.device)
+                case .event: if g.event == .entry { o.literal("entry") } else { o.literal("exit") }
+                case .evidenceTime: if let t = g.fix?.timestamp ?? g.beacon?.timestamp { time(t) }
+                case .latitude: if let fix = g.fix { o.number(fix.latitude) }
+                case .longitude: if let fix = g.fix { o.number(fix.longitude) }
+                case .proximity: if let beacon = g.beacon { o.escaped(beacon.proximity.rawValue) }
+                case .deliveryIdTail:
+                    o.write(upTo: EngineCore.deliveryIdTailCapacity) {
+                        EngineCore.writeDeliveryIdTail(revision: compiled.revision, at: g.firedAt, ordinal: g.ordinal, into: $0)
+                    }
+                case .evidence:
+                    if let fix = g.fix {
+                        o.literal(",\"fix\":{\"timestamp\":\"")
+                        time(fix.timestamp)
+                        o.literal("\",\"latitude\":")
+                        o.number(fix.latitude)
+                        o.literal(",\"longitude\":")
+                        o.number(fix.longitude)
+                        if let a = fix.horizontalAccuracy {
+                            o.literal(",\"horizontalAccuracy\":")
+                            o.number(a)
+                        }
+                        o.literal("}")
+                    }
+                    if let beacon = g.beacon {
+                        // Beacon firings are a gateway's few per second: the snapshot goes through the array writer.
+                        var nested = JSONWriter(capacity: 256)
+                        beacon.writeJSON(to: &nested)
+                        o.literal(",\"beacon\":")
+                        nested.bytes.withUnsafeBufferPointer { o.append($0) }
+                    }
+                case .firedAt: o.append(firedAtText)
+                }
+            }
+        }
+    }
+}
