@@ -16,9 +16,12 @@ extension EngineCore {
                                        fix: fix, beacon: beacon))
     }
 
-    /// The slot's notification plan, built when its request first fires (`NotificationPlan`).
-    mutating func plan(slot: Int32, _ c: CompiledRequest) -> NotificationPlan {
+    /// The slot's notification plan, built when its request first fires (`NotificationPlan`); nil for an empty
+    /// slot. A slot with a plan has its request (both are cleared together), so the request object itself, cold
+    /// when thousands of requests fire in turn, is not touched.
+    mutating func plan(slot: Int32) -> NotificationPlan? {
         if let plan = plans[Int(slot)] { return plan }
+        guard let c = compiled[Int(slot)] else { return nil }
         let plan = NotificationPlan(c)
         plans[Int(slot)] = plan
         return plan

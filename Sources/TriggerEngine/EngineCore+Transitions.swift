@@ -116,7 +116,7 @@ extension EngineCore {
     /// pending set.
     mutating func fire(device d: Int32, slot: Int32, pair k: Int, event: FiredNotification.Event, at time: Timestamp,
               evidence: Evidence?, emit: (FiredNotification) -> Void) {
-        guard let c = compiled[Int(slot)] else { return }
+        guard let plan = plan(slot: slot) else { return }
         let g = slots[Int(slot)]
         let last = devices[Int(d)].pairs[k].lastFired
         if g.minimumInterval > .zero, last > Timestamp.distantPast, time < last + g.minimumInterval {
@@ -132,7 +132,7 @@ extension EngineCore {
             observers[Int(d)].firingOrdinal = 1
         }
         let device = devices[Int(d)].name
-        emit(Self.render(plan(slot: slot, c), device: device, event: event, at: time, ordinal: observers[Int(d)].firingOrdinal, evidence: evidence))
+        emit(Self.render(plan, device: device, event: event, at: time, ordinal: observers[Int(d)].firingOrdinal, evidence: evidence))
         statistics.notifications += 1
         if !g.repeats { markDelivered(slot: slot, device: device, at: time) }
     }

@@ -28,10 +28,19 @@ final class OutputSink {
     }
 
     func write(_ n: FiredNotification) {
-        writer.bytes.removeAll(keepingCapacity: true)
-        n.writeJSON(to: &writer)
-        if lines != nil { lines!.append(String(decoding: writer.bytes, as: UTF8.self)) }
-        writeLine(writer.bytes)
+        if lines != nil {
+            writer.bytes.removeAll(keepingCapacity: true)
+            n.writeJSON(to: &writer)
+            lines!.append(String(decoding: writer.bytes, as: UTF8.self))
+            writeLine(writer.bytes)
+        } else {
+            // Written straight onto the output buffer (the writer borrows it): no copy of each line.
+            swap(&writer.bytes, &buffer)
+            n.writeJSON(to: &writer)
+            writer.bytes.append(10)
+            swap(&writer.bytes, &buffer)
+            if buffer.count >= 1 << 18 { flush() }
+        }
         if flushesEachLine { flush() }
     }
 
