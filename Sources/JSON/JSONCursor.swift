@@ -30,11 +30,16 @@ public struct JSONCursor {
         return false
     }
 
-    /// `count` bytes from `source`: short runs (most of a notification's) by a loop, longer ones by memmove,
-    /// whose call costs more than copying a few bytes.
+    /// `count` bytes from `source`: runs up to 64 bytes (most of a notification's) eight bytes at a time, longer
+    /// ones by memmove, whose call costs more than copying a few words.
     @inlinable @inline(__always) mutating func copy(_ source: UnsafePointer<UInt8>, _ count: Int) {
-        if count <= 16 {
-            for k in 0..<count { p[k] = source[k] }
+        if count <= 64 {
+            var k = 0
+            while k + 8 <= count {
+                UnsafeMutableRawPointer(p + k).storeBytes(of: UnsafeRawPointer(source + k).loadUnaligned(as: UInt64.self), as: UInt64.self)
+                k += 8
+            }
+            while k < count { p[k] = source[k]; k += 1 }
         } else {
             p.update(from: source, count: count)
         }
@@ -110,18 +115,46 @@ public struct JSONCursor {
         p += digits
     }
 
+    /// The most bytes `writeNumber` writes.
+    public static var numberCapacity: Int { 32 }
+
+    /// `v`'s text as `number(_:)` writes it, at `out` (room for `numberCapacity` bytes); returns its length. For a
+    /// value written more than once (a notification's coordinates: in the fix and in a template).
+    public static func writeNumber(_ v: Double, into out: UnsafeMutablePointer<UInt8>) -> Int {
+        var cursor = JSONCursor(UnsafeMutableBufferPointer(start: out, count: numberCapacity))
+        cursor.number(v)
+        return cursor.written.count
+    }
+
     /// A number as `JSONWriter.number(_:)` writes it (integral values without ".0", non-finite as null).
     public mutating func number(_ v: Double) {
         guard v.isFinite else { literal("null"); return }
         if v == v.rounded(), abs(v) < 9_007_199_254_740_992 {
             decimal(Int64(v))
         } else {
-            // Double's shortest round-trip text; at most 24 bytes, and a small String: no allocation.
-            var text = v.description
-            text.withUTF8 { u in
-                guard reserve(u.count) else { return }
-                copy(u.baseAddress!, u.count)
-            }
+            // Double's shortest round-trip text (at most 24 bytes), the text `description` gives, handed over as
+            // bytes by `write(to:)`: `description` allocates a String past 15 characters, as most coordinates are.
+            guard reserve(Self.numberCapacity) else { return }
+            var text = ASCIIText(out: p)
+            v.write(to: &text)
+            p += text.count
+        }
+    }
+
+    /// Receives a value's text from its `write(to:)` as bytes at `out` (Double passes its formatting buffer
+    /// to `_writeASCII`, the stream's hook for ASCII text).
+    struct ASCIIText: TextOutputStream {
+        let out: UnsafeMutablePointer<UInt8>
+        var count = 0
+
+        mutating func write(_ string: String) {
+            for b in string.utf8 { out[count] = b; count += 1 }
+        }
+
+        mutating func _writeASCII(_ buffer: UnsafeBufferPointer<UInt8>) {
+            guard let base = buffer.baseAddress else { return }
+            (out + count).update(from: base, count: buffer.count)
+            count += buffer.count
         }
     }
 

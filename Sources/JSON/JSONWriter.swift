@@ -168,7 +168,10 @@ public struct JSONWriter {
         if v == v.rounded(), abs(v) < 9_007_199_254_740_992 {
             appendDecimal(Int64(v), to: &bytes)
         } else {
-            bytes.append(contentsOf: v.description.utf8)
+            // Through the cursor's formatter: the same text as `description`, without its String.
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: JSONCursor.numberCapacity) { text in
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: text[0..<JSONCursor.writeNumber(v, into: text.baseAddress!)]))
+            }
         }
     }
 

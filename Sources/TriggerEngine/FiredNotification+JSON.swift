@@ -25,11 +25,16 @@ extension FiredNotification.Firing {
     /// The notification's JSON from the firing, through its request's `NotificationPlan`: no String built for the
     /// templates or the deliveryId. The bytes equal `rendered`'s (`Fields.writeJSON`).
     func writeJSON(to o: inout JSONCursor) {
-        // The firing's time is written up to three times (fix, firedAt, a {fix.time}) and is usually the fix's
-        // own: formatted once.
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Timestamp.rfc3339Capacity) { text in
-            let firedAtText = UnsafeBufferPointer(rebasing: text[0..<firedAt.writeRFC3339(into: text.baseAddress!)])
-            plan.write(self, firedAtText: firedAtText, to: &o)
+        let timeCapacity = Timestamp.rfc3339Capacity, numberCapacity = JSONCursor.numberCapacity
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: timeCapacity + 2 * numberCapacity) { scratch in
+            let time = scratch.baseAddress!, latitude = time + timeCapacity, longitude = latitude + numberCapacity
+            var texts = NotificationPlan.Texts(firedAt: .init(start: time, count: firedAt.writeRFC3339(into: time)),
+                                               latitude: .init(start: latitude, count: 0), longitude: .init(start: longitude, count: 0))
+            if let fix {
+                texts.latitude = .init(start: latitude, count: JSONCursor.writeNumber(fix.latitude, into: latitude))
+                texts.longitude = .init(start: longitude, count: JSONCursor.writeNumber(fix.longitude, into: longitude))
+            }
+            plan.write(self, texts, to: &o)
         }
     }
 }

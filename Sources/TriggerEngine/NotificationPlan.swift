@@ -128,12 +128,20 @@ final class NotificationPlan: Sendable {
         }
     }
 
-    /// The notification of `g` (a firing of this plan's request), `firedAtText` its firing time's RFC 3339 text.
-    func write(_ g: FiredNotification.Firing, firedAtText: UnsafeBufferPointer<UInt8>, to o: inout JSONCursor) {
+    /// A firing's values that a notification writes more than once, formatted once by the caller: its time (in the
+    /// fix, in firedAt, in a {fix.time}; usually the fix's own) and the fix's coordinates (in the fix and often in
+    /// a template). The coordinates are empty when there is no fix.
+    struct Texts {
+        var firedAt: UnsafeBufferPointer<UInt8>
+        var latitude: UnsafeBufferPointer<UInt8>
+        var longitude: UnsafeBufferPointer<UInt8>
+    }
+
+    /// The notification of `g`, a firing of this plan's request.
+    func write(_ g: FiredNotification.Firing, _ texts: Texts, to o: inout JSONCursor) {
         func time(_ t: Timestamp) {
-            // Usually the fix's own time: formatted once, by the caller.
             if t == g.firedAt {
-                o.append(firedAtText)
+                o.append(texts.firedAt)
             } else {
                 o.write(upTo: Timestamp.rfc3339Capacity) { t.writeRFC3339(into: $0) }
             }
@@ -152,8 +160,8 @@ final class NotificationPlan: Sendable {
                 case .device: o.escaped(g.device)
                 case .event: if g.event == .entry { o.literal("entry") } else { o.literal("exit") }
                 case .evidenceTime: if let t = g.fix?.timestamp ?? g.beacon?.timestamp { time(t) }
-                case .latitude: if let fix = g.fix { o.number(fix.latitude) }
-                case .longitude: if let fix = g.fix { o.number(fix.longitude) }
+                case .latitude: o.append(texts.latitude)
+                case .longitude: o.append(texts.longitude)
                 case .proximity: if let beacon = g.beacon { o.escaped(beacon.proximity.rawValue) }
                 case .deliveryIdTail:
                     o.write(upTo: EngineCore.deliveryIdTailCapacity) {
@@ -164,9 +172,9 @@ final class NotificationPlan: Sendable {
                         o.literal(",\"fix\":{\"timestamp\":\"")
                         time(fix.timestamp)
                         o.literal("\",\"latitude\":")
-                        o.number(fix.latitude)
+                        o.append(texts.latitude)
                         o.literal(",\"longitude\":")
-                        o.number(fix.longitude)
+                        o.append(texts.longitude)
                         if let a = fix.horizontalAccuracy {
                             o.literal(",\"horizontalAccuracy\":")
                             o.number(a)
@@ -180,7 +188,7 @@ final class NotificationPlan: Sendable {
                         o.literal(",\"beacon\":")
                         nested.bytes.withUnsafeBufferPointer { o.append($0) }
                     }
-                case .firedAt: o.append(firedAtText)
+                case .firedAt: o.append(texts.firedAt)
                 }
             }
         }

@@ -61,6 +61,14 @@ import Testing
             writer.value(value)
             #expect(cursor.bytes == writer.bytes)
         }
+        // Non-integral numbers are Double's own shortest text (`description`), long ones too.
+        for _ in 0..<2_000 {
+            let d = rng.double(-1, 1) * [1e-300, 1e-7, 1, 180, 1e15, 1e300][Int.random(in: 0..<6, using: &rng)]
+            guard d != d.rounded() else { continue }
+            var w = JSONWriter()
+            w.number(d)
+            #expect(String(decoding: w.bytes, as: UTF8.self) == d.description)
+        }
         // Text that does not fit leaves the writer as it was.
         var w = JSONWriter()
         w.beginArray()

@@ -63,6 +63,41 @@ enum Fixtures {
         return Array(out.prefix(count))
     }
 
+    /// The issue's output workload: notifications of about 700 bytes (templates with every kind of placeholder, a
+    /// userInfo of three members), fired by 1,000 requests in turn for 500 devices, so each comes from a different
+    /// request's plan. The setup checks the size.
+    static func richFirings(count: Int) throws -> [FiredNotification] {
+        let engine = TriggerEngine()
+        for k in 0..<1_000 {
+            let text = """
+                {"identifier": "berth-arrivals-\(k)", "content": {"title": "{event}: {device} at {region.name}",
+                 "subtitle": "Rotterdam", "body": "Vessel {device} at {fix.latitude}, {fix.longitude} at {fix.time}",
+                 "categoryIdentifier": "PORT_EVENT", "threadIdentifier": "port-{region.id}",
+                 "userInfo": {"berth": \(k), "port": "Rotterdam", "draught": 12.5}},
+                 "trigger": {"type": "location", "repeats": true,
+                             "region": {"type": "circle", "id": "berth-\(k)", "name": "Berth \(k)",
+                                        "center": {"latitude": \(51.9 + Double(k) * 0.001), "longitude": 4.0}, "radius": 30}}}
+                """
+            _ = try engine.add(try RequestDecoder().decodeRequest(try JSONParser.parse(text)))
+        }
+        var out: [FiredNotification] = []
+        var n = 0
+        while out.count < count {
+            // Device d visits berth (n mod 1000), then leaves: an entry and an exit per visit.
+            let device = "vessel-\(244_000_000 + n % 500)", berth = n % 1_000
+            let t = Timestamp(microseconds: Int64(1_800_000_000 + n) * 1_000_000 + 250_000)
+            for (dt, lat) in [(0, 51.9 + Double(berth) * 0.001), (1, 51.9 + Double(berth) * 0.001 + 0.0005)] {
+                let fix = LocationFix(device: device, timestamp: Timestamp(microseconds: t.microseconds + Int64(dt) * 10_000_000),
+                                      latitude: lat, longitude: 4.0000123, horizontalAccuracy: 8)
+                _ = engine.process(fix) { out.append($0) }
+            }
+            n += 1
+        }
+        let average = out.prefix(count).reduce(0) { $0 + $1.jsonLine.utf8.count } / count
+        precondition((650...750).contains(average), "rich notifications average \(average) bytes, not about 700")
+        return Array(out.prefix(count))
+    }
+
     /// `circles` small circles on a grid (~1.1 km apart) and fixes between them: the index is probed, no region
     /// holds the point, nothing fires.
     static func sparseEngine(circles: Int, devices: Int) throws -> (TriggerEngine, FixStream) {
