@@ -9,7 +9,7 @@ import JSON
 /// in turn (most of the renderer's time in a notification-dense replay). The engine builds a request's plan when
 /// it first fires (`EngineCore.plan(slot:)`), so requests that never fire cost nothing.
 final class NotificationPlan: Sendable {
-    /// What a firing fills in. Stored in `program` as one byte; `run` is followed by a 16-bit length and the bytes.
+    /// What a firing fills in. Stored in `program` as one byte; `run` is followed by a 32-bit length and the bytes.
     enum Hole: UInt8 {
         case run, device, event, evidenceTime, latitude, longitude, proximity, deliveryIdTail, evidence, firedAt
     }
@@ -19,9 +19,14 @@ final class NotificationPlan: Sendable {
 
     init(_ c: CompiledRequest) {
         compiled = c
-        var b = Builder()
         let region = c.request.trigger.region
         let content = c.request.content
+        // The constant JSON of a notification is ~330 bytes; the request's own text comes on top (the identifier
+        // and region id twice), userInfo guessed at 64 bytes.
+        let text = [c.request.identifier, c.request.identifier, region.id, region.id, region.name ?? "", content.title,
+                    content.subtitle, content.body, content.sound ?? "", content.categoryIdentifier,
+                    content.threadIdentifier ?? "", content.summaryArgument ?? ""]
+        var b = Builder(capacity: text.reduce(330 + 64) { $0 + $1.utf8.count })
         let firing = FiredNotification.Firing.self
         func template(_ t: ContentTemplate) {
             for s in t.segments {
@@ -99,11 +104,26 @@ final class NotificationPlan: Sendable {
         program = b.program
     }
 
-    /// Appends constant runs and holes to the program.
+    /// Appends constant runs and holes to the program. A run's bytes go straight into the program behind a header
+    /// whose length is filled in when the run ends: one array, allocated once at about its final size (a plan is
+    /// built for every request that fires, so in a short replay of many requests its cost shows).
     struct Builder {
         var program: [UInt8] = []
-        /// The constant bytes since the last hole.
-        var run: [UInt8] = []
+        /// Where the open run's header is, or nil between a hole and the next constant byte.
+        private var runHeader: Int?
+
+        /// `capacity`: about the program's final size, so that it is allocated once and not much larger than
+        /// it needs to be (plans live as long as their requests).
+        init(capacity: Int) { program.reserveCapacity(capacity) }
+
+        /// The program's bytes, for constant text to be appended to (a run is opened first).
+        var run: [UInt8] {
+            get { program }
+            _modify {
+                openRun()
+                yield &program
+            }
+        }
 
         mutating func literal(_ s: StaticString) { JSONWriter.appendLiteral(s, to: &run) }
         mutating func escaped(_ s: String) { JSONWriter.appendEscaped(s, to: &run) }
@@ -114,17 +134,18 @@ final class NotificationPlan: Sendable {
             program.append(h.rawValue)
         }
 
+        private mutating func openRun() {
+            guard runHeader == nil else { return }
+            runHeader = program.count
+            program.append(contentsOf: [Hole.run.rawValue, 0, 0, 0, 0])
+        }
+
+        /// Ends the open run: its length (32 bits, little-endian) into its header.
         mutating func flush() {
-            var rest = run[...]
-            while !rest.isEmpty {
-                let n = min(rest.count, Int(UInt16.max))
-                program.append(Hole.run.rawValue)
-                program.append(UInt8(truncatingIfNeeded: n))
-                program.append(UInt8(truncatingIfNeeded: n >> 8))
-                program.append(contentsOf: rest.prefix(n))
-                rest = rest.dropFirst(n)
-            }
-            run.removeAll(keepingCapacity: true)
+            guard let h = runHeader else { return }
+            let n = UInt32(program.count - h - 5)
+            for k in 0..<4 { program[h + 1 + k] = UInt8(truncatingIfNeeded: n >> (8 * UInt32(k))) }
+            runHeader = nil
         }
     }
 
@@ -154,9 +175,9 @@ final class NotificationPlan: Sendable {
                 i += 1
                 switch hole {
                 case .run:
-                    let n = Int(base[i]) | Int(base[i + 1]) << 8
-                    o.append(UnsafeBufferPointer(start: base + i + 2, count: n))
-                    i += 2 + n
+                    let n = Int(UnsafeRawPointer(base + i).loadUnaligned(as: UInt32.self).littleEndian)
+                    o.append(UnsafeBufferPointer(start: base + i + 4, count: n))
+                    i += 4 + n
                 case .device: o.escaped(g.device)
                 case .event: if g.event == .entry { o.literal("entry") } else { o.literal("exit") }
                 case .evidenceTime: if let t = g.fix?.timestamp ?? g.beacon?.timestamp { time(t) }

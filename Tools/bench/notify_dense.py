@@ -98,6 +98,8 @@ def main():
         f.write(struct.pack("<I", n)); f.write(lon.reshape(-1).astype("<f8").tobytes()); f.write(lat.reshape(-1).astype("<f8").tobytes())
 
     out = os.path.join(work, "notifications.ndjson")
+    # The workload's ~130 MB were just written: flushed first, so neither side competes with their writeback.
+    os.sync()
     t0 = time.perf_counter()
     r = subprocess.run([a.bin, "replay", os.path.join(work, "regions.json"), os.path.join(work, "trace.ndjson"),
                         "--format", "ndjson", "--output", out], capture_output=True, text=True)
