@@ -70,7 +70,7 @@ public struct FiredNotification: Sendable, Hashable {
     }
 
     public var identifier: String {
-        get { if case .firing(let g) = storage { return g.compiled.request.identifier }; return fields.identifier }
+        get { if case .firing(let g) = storage { return g.plan.identifier }; return fields.identifier }
         set { update { $0.identifier = newValue } }
     }
 
@@ -101,7 +101,7 @@ public struct FiredNotification: Sendable, Hashable {
     }
 
     public var regionID: String {
-        get { if case .firing(let g) = storage { return g.compiled.request.trigger.region.id }; return fields.regionID }
+        get { if case .firing(let g) = storage { return g.plan.regionID }; return fields.regionID }
         set { update { $0.regionID = newValue } }
     }
 
