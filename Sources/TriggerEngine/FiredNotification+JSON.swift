@@ -8,7 +8,9 @@ extension FiredNotification {
     /// (FiringJSONTests).
     public func writeJSON(to w: inout JSONWriter) {
         if case .firing(let g) = storage {
-            if w.appendThroughCursor({ g.writeJSON(to: &$0) }) { return }
+            // A request whose constant text alone nears the stack buffer's size goes straight to the heap buffer
+            // rather than failing on the stack first.
+            if g.plan.program.count < JSONWriter.stackCapacity - 256, w.appendThroughCursor({ g.writeJSON(to: &$0) }) { return }
             if w.appendThroughCursor(capacity: 1 << 16, { g.writeJSON(to: &$0) }) { return }
         }
         fields.writeJSON(to: &w)

@@ -9,16 +9,25 @@ import Testing
 @Suite struct BackPressureRouteTests {
     @Test func everySpellingOfAnIngestPathIsRefusedAtTheBound() async throws {
         let server = try TestServer()
-        // A webhook no one listens on: fired entries stay, so one entry reaches a bound of one.
+        // A webhook whose port refuses every connection: fired entries stay, so one entry reaches a bound of one.
+        // (A port from `free()` was only probed: another test's server took one once and answered 404, which
+        // dead-lettered the entry.)
+        let refusing = try LoopbackPort.Refusing()
         var c = server.configuration()
-        c.sinks = [.webhook(url: "http://127.0.0.1:\(try LoopbackPort.free())/hook")]
+        c.sinks = [.webhook(url: "http://127.0.0.1:\(refusing.port)/hook")]
         c.delivery.maximumEntries = 1
         try await server.run(configuration: c) { client in
             _ = try await client.execute(uri: "/v1/requests/alex", method: .put, body: ByteBuffer(string: requestJSON()))
             let lines = [fixLine("d", 0, inside: false), fixLine("d", 1, inside: true)].joined(separator: "\n")
             #expect(try await client.execute(uri: "/v1/fixes", method: .post, body: ByteBuffer(string: lines)).status == .ok)
-            let outbox = try await client.execute(uri: "/v1/outbox", method: .get).text
-            #expect(outbox.contains(#""entries":1,"#) && outbox.contains(#""level":"refusing""#), "\(outbox)")
+            // The acknowledgement means journaled; the outbox takes the entry from the journal a moment later (its
+            // feeder runs on its own task), and only then is the bound reached.
+            var outbox = ""
+            let full = await eventually(timeout: .seconds(10)) {
+                outbox = (try? await client.execute(uri: "/v1/outbox", method: .get).text) ?? ""
+                return outbox.contains(#""entries":1,"#) && outbox.contains(#""level":"refusing""#)
+            }
+            #expect(full, "\(outbox)")
 
             for (k, path) in ["/v1/fixes", "/v1/fixes/", "/v1/fixes//", "/v1//fixes", "/v1/sightings/", "//v1/sightings"].enumerated() {
                 // A fix that would fire (an exit) if it got through.
@@ -33,5 +42,6 @@ import Testing
             #expect(try await client.execute(uri: "/v1/requests/other/", method: .put,
                                              body: ByteBuffer(string: requestJSON())).status == .created)
         }
+        withExtendedLifetime(refusing) {}
     }
 }

@@ -19,7 +19,9 @@ import TestSupport
 
     @Test func aRefusedWebhookFailsAtOnceAndRetriesAtTheBackoff() async throws {
         let server = try TestServer()
-        let url = "http://127.0.0.1:\(try LoopbackPort.free())/hook"
+        let refusing = try LoopbackPort.Refusing()
+        defer { withExtendedLifetime(refusing) {} }
+        let url = "http://127.0.0.1:\(refusing.port)/hook"
         var c = server.configuration()
         c.sinks = [.webhook(url: url)]
         try await server.run(configuration: c) { client in
@@ -42,8 +44,10 @@ import TestSupport
 
     @Test func shutdownWithoutABrokerIsQuick() async throws {
         let directory = try TestServer().directory
+        let refusing = try LoopbackPort.Refusing()
+        defer { withExtendedLifetime(refusing) {} }
         let process = try ServeProcess(arguments: ["--database", directory.appendingPathComponent("g.sqlite").path, "--listen", "127.0.0.1:0",
-                                                   "--sink", "mqtt://127.0.0.1:\(try LoopbackPort.free())/t/{device}"], directory: directory)
+                                                   "--sink", "mqtt://127.0.0.1:\(refusing.port)/t/{device}"], directory: directory)
         try await process.waitUntilListening()
         _ = try await process.put("/v1/requests/alex", requestJSON())
         let lines = (0..<3).flatMap { d in [fixLine("d\(d)", 0, inside: false), fixLine("d\(d)", 1, inside: true)] }
