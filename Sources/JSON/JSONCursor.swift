@@ -3,7 +3,7 @@
 /// For documents rendered at a high rate whose shape is known when compiling (the notification): every write is
 /// a bounds check and a store, where appending to an Array pays a uniqueness and capacity check per call (a fifth
 /// of `Output.notificationJSON`'s time before the cursor). A write that does not fit sets `overflowed` and writes
-/// nothing more; the caller then starts again through the general writer.
+/// nothing more; the caller then starts again with a larger buffer or through the general writer.
 ///
 /// Its methods are `@inlinable`: called from the renderer in another module they would otherwise each be a call,
 /// and a notification makes about sixty of them.
@@ -46,19 +46,16 @@ public struct JSONCursor {
         p += count
     }
 
-    /// Whether `n` more bytes fit; for callers writing a run of `byte`s after one check.
-    @inlinable @inline(__always) public mutating func room(_ n: Int) -> Bool { reserve(n) }
-
-    /// One byte; the caller has checked `room`.
-    @inlinable @inline(__always) public mutating func byte(_ b: UInt8) {
+    /// One byte; the caller has reserved room for it.
+    @inlinable @inline(__always) mutating func byte(_ b: UInt8) {
         p.pointee = b
         p += 1
     }
 
     /// Bytes already in their JSON form.
     @inlinable public mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
-        guard reserve(bytes.count) else { return }
-        copy(bytes.baseAddress!, bytes.count)
+        guard let source = bytes.baseAddress, reserve(bytes.count) else { return }
+        copy(source, bytes.count)
     }
 
     /// `s` verbatim: JSON text known when compiling.
