@@ -80,27 +80,6 @@ public struct JSONCursor {
         JSONWriter.forEachEscapedPiece(utf8, run: { copy($0.baseAddress!, $0.count) }, escape: { copy($0.baseAddress!, $0.count) })
     }
 
-    /// `s` as a JSON string, quoted and escaped.
-    @inlinable public mutating func quoted(_ s: String) {
-        guard reserve(1) else { return }
-        byte(UInt8(ascii: "\""))
-        escaped(s)
-        guard reserve(1) else { return }
-        byte(UInt8(ascii: "\""))
-    }
-
-    /// Decimal digits of `v`.
-    @inlinable public mutating func decimal(_ v: Int64) {
-        guard reserve(20) else { return }
-        if v < 0 { byte(UInt8(ascii: "-")) }
-        unsignedDigits(v.magnitude)
-    }
-
-    @inlinable public mutating func decimal(_ v: UInt64) {
-        guard reserve(20) else { return }
-        unsignedDigits(v)
-    }
-
     @inlinable @inline(__always) mutating func unsignedDigits(_ v: UInt64) {
         var digits = 1, limit: UInt64 = 10
         while digits < 20, v >= limit { digits += 1; limit = limit &* 10 }
@@ -127,7 +106,9 @@ public struct JSONCursor {
     public mutating func number(_ v: Double) {
         guard v.isFinite else { literal("null"); return }
         if v == v.rounded(), abs(v) < 9_007_199_254_740_992 {
-            decimal(Int64(v))
+            guard reserve(21) else { return }
+            if v < 0 { byte(UInt8(ascii: "-")) }
+            unsignedDigits(Int64(v).magnitude)
         } else {
             // Double's shortest round-trip text (at most 24 bytes), the text `description` gives, handed over as
             // bytes by `write(to:)`: `description` allocates a String past 15 characters, as most coordinates are.
@@ -159,32 +140,6 @@ public struct JSONCursor {
     @inlinable public mutating func write(upTo capacity: Int, _ body: (UnsafeMutablePointer<UInt8>) -> Int) {
         guard reserve(capacity) else { return }
         p += body(p)
-    }
-
-    /// Any JSON value, as `JSONWriter.value(_:)` writes it.
-    public mutating func value(_ v: JSONValue) {
-        switch v {
-        case .null: literal("null")
-        case .bool(let b): if b { literal("true") } else { literal("false") }
-        case .number(let d): number(d)
-        case .string(let s): quoted(s)
-        case .array(let items):
-            literal("[")
-            for (k, item) in items.enumerated() {
-                if k > 0 { literal(",") }
-                value(item)
-            }
-            literal("]")
-        case .object(let members):
-            literal("{")
-            for (k, m) in members.enumerated() {
-                if k > 0 { literal(",") }
-                quoted(m.key)
-                literal(":")
-                value(m.value)
-            }
-            literal("}")
-        }
     }
 }
 

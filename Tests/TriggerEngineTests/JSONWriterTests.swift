@@ -43,7 +43,7 @@ import Testing
         }
     }
 
-    /// The cursor (the notification renderer's writer) against the same references: strings, numbers, nested values.
+    /// The cursor (the notification renderer's writer) against the same references: escaped strings and numbers.
     @Test(arguments: 0..<5)
     func theCursorWritesWhatTheWriterWrites(seed: Int) throws {
         var rng = SplitMix(seed: UInt64(100 + seed))
@@ -52,14 +52,20 @@ import Testing
             let n = Int.random(in: 0...40, using: &rng)
             let s = String((0..<n).map { _ in Int.random(in: 0..<4, using: &rng) != 0 ? "a" : alphabet.randomElement(using: &rng)! })
             var w = JSONWriter()
-            #expect(w.appendThroughCursor { $0.quoted(s) })
+            #expect(w.appendThroughCursor { $0.literal("\""); $0.escaped(s); $0.literal("\"") })
             #expect(w.bytes == Self.quoted(s), "\(s.debugDescription)")
             let d = [rng.double(-1e6, 1e6), Double(Int.random(in: -1_000...1_000, using: &rng)), .nan, 1e300, -0.0][Int.random(in: 0..<5, using: &rng)]
-            let value: JSONValue = .object([(key: s, value: .array([.number(d), .string(s), .bool(true), .null, .object([])]))])
             var cursor = JSONWriter(), writer = JSONWriter()
-            #expect(cursor.appendThroughCursor { $0.value(value) })
-            writer.value(value)
-            #expect(cursor.bytes == writer.bytes)
+            #expect(cursor.appendThroughCursor { $0.number(d) })
+            writer.number(d)
+            #expect(cursor.bytes == writer.bytes, "\(d)")
+        }
+        // Integral values take the cursor's own digits: the edges of each digit count and sign.
+        for d in [0.0, -0.0, 1, -1, 9, -9, 10, -10, 99, -100, 123_456, -9_007_199_254_740_991, 9_007_199_254_740_991] {
+            var cursor = JSONWriter(), writer = JSONWriter()
+            #expect(cursor.appendThroughCursor { $0.number(d) })
+            writer.number(d)
+            #expect(cursor.bytes == writer.bytes, "\(d)")
         }
         // Non-integral numbers are Double's own shortest text (`description`), long ones too.
         for _ in 0..<2_000 {
@@ -72,7 +78,7 @@ import Testing
         // Text that does not fit leaves the writer as it was.
         var w = JSONWriter()
         w.beginArray()
-        #expect(!w.appendThroughCursor(capacity: 16) { $0.quoted(String(repeating: "x", count: 20)) })
+        #expect(!w.appendThroughCursor(capacity: 16) { $0.escaped(String(repeating: "x", count: 20)) })
         w.endArray()
         #expect(String(decoding: w.bytes, as: UTF8.self) == "[]")
     }
