@@ -2,8 +2,10 @@
 """HTTP ingest benchmark for `geotrigger serve` (issues 5 and 16), with its two comparisons from the same run.
 
 1. `geotrigger replay` of the same fixes from an NDJSON file: the engine's speed with input parsing, no durability.
-   Twice: in the order the server receives them (the connections' batches interleaved; the ratio's basis) and in
-   connection order (each connection's devices together, kinder to the caches; printed for comparison).
+   In the order the server receives them (the connections' batches interleaved), once before serve and once after
+   it: the mean of the two is the ratio's basis, so the machine's drift over the minutes between them counts on
+   both sides. And in connection order (each connection's devices together, kinder to the caches; printed for
+   comparison).
 2. `geotrigger serve` on a temporary database and journal, a free loopback port and an NDJSON file sink: circle
    requests, then NDJSON batches of fixes posted from N concurrent keep-alive connections (each connection owns its
    devices, so per-device order holds). The server answers a batch only once its journal record (the fixes and the
@@ -18,8 +20,9 @@ import argparse, http.client, json, os, re, signal, socket, subprocess, sys, tem
 
 import fleet_workload
 
-def replay(binary, work, requests, work_items, order):
-    """Runs `geotrigger replay` on the same fixes; returns (its own fixes/s, wall seconds, fixes).
+def replay(binary, work, requests, work_items, order, keep=False):
+    """Runs `geotrigger replay` on the same fixes; returns (its own fixes/s, wall seconds, fixes); with keep, the
+    trace stays for `replay_again`.
 
     order "connection": each connection's batches in turn (its 2,500 devices at a time: the engine's caches hold
     them). order "arrival": batch k of every connection, then batch k+1 (how the server receives them from its
@@ -37,15 +40,24 @@ def replay(binary, work, requests, work_items, order):
         for b in sequence:
             f.write(fleet_workload.ndjson(b))
             n += len(b)
+    rate, wall = replay_again(binary, work, order)
+    if not keep:
+        os.unlink(trace)
+    return rate, wall, n
+
+
+def replay_again(binary, work, order):
+    """Replays the trace `replay` wrote for `order`; returns (its own fixes/s, wall seconds)."""
+    regions = os.path.join(work, "regions.json")
+    trace = os.path.join(work, f"fixes-{order}.ndjson")
     t0 = time.perf_counter()
     r = subprocess.run([binary, "replay", regions, trace, "--format", "ndjson", "--output", "/dev/null"],
                        capture_output=True, text=True)
     wall = time.perf_counter() - t0
-    os.unlink(trace)
     m = re.search(r"throughput\s+([0-9.]+) fixes/s", r.stderr + r.stdout)
     if r.returncode != 0 or not m:
         sys.exit(f"replay failed ({r.returncode}):\n{r.stderr[-2000:]}")
-    return float(m.group(1)), wall, n
+    return float(m.group(1)), wall
 
 
 def start_server(binary, work):
@@ -84,7 +96,10 @@ def main():
     work = tempfile.mkdtemp(prefix="geotrigger-http-bench-")
     reqs = fleet_workload.regions(a.requests, a.seed)
     work_items = [fleet_workload.batches(c, a.warmup + a.batches, a.batch_size, a.devices, a.seed) for c in range(a.connections)]
-    replay_rate, replay_wall, replay_fixes = replay(a.bin, work, reqs, work_items, "arrival")
+    # Replay runs before serve and again after it, and the ratio's basis is the mean of the two: this machine's speed
+    # drifts by up to 1.5x over minutes (replay alone measured 1.0-2.4M fixes/s within one hour), and a single
+    # replay a minute before serve made the ratio move with that drift. Both figures and both ratios are printed.
+    replay_before, replay_wall, replay_fixes = replay(a.bin, work, reqs, work_items, "arrival", keep=True)
     connection_rate, connection_wall, _ = replay(a.bin, work, reqs, work_items, "connection")
     bodies = [[fleet_workload.ndjson(b) for b in batches] for batches in work_items]
     proc, port = start_server(a.bin, work)
@@ -109,20 +124,28 @@ def main():
         client_cpu = (client_after.user - client_before.user) + (client_after.system - client_before.system)
         server_cpu = server_after - server_before
         metrics = request(conn, "GET", "/metrics").decode()
+        # The server stops before the second replay, so nothing of it competes (its checkpoint on shutdown included).
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=120)
+        replay_after, replay_after_wall = replay_again(a.bin, work, "arrival")
+        os.unlink(os.path.join(work, "fixes-arrival.ndjson"))
+        replay_rate = (replay_before + replay_after) / 2
         fired = sum(float(l.split()[-1]) for l in metrics.splitlines() if l.startswith("geotrigger_notifications_total"))
         pct = lambda p: fleet_workload.percentile(latencies, p)
         total = a.connections * a.batches * a.batch_size
         print(f"connections={a.connections} batch={a.batch_size} batches={a.connections * a.batches} fixes={total} "
               f"accepted={accepted} requests={a.requests} notifications_total={int(fired)}")
         rate = accepted / elapsed
-        print(f"replay (same fixes, NDJSON file, in arrival order): {replay_rate:,.0f} fixes/s engine loop; "
-              f"{replay_fixes / replay_wall:,.0f} fixes/s process start to exit ({replay_fixes} fixes, {replay_wall:.2f} s)")
+        print(f"replay (same fixes, NDJSON file, in arrival order): {replay_rate:,.0f} fixes/s engine loop, the mean of "
+              f"{replay_before:,.0f} before serve and {replay_after:,.0f} after; {replay_fixes / replay_wall:,.0f} and "
+              f"{replay_fixes / replay_after_wall:,.0f} fixes/s process start to exit ({replay_fixes} fixes)")
         print(f"replay (same fixes, in connection order): {connection_rate:,.0f} fixes/s engine loop; "
               f"{replay_fixes / connection_wall:,.0f} fixes/s process start to exit")
         print(f"serve HTTP ingest: fixes/s={rate:,.0f} elapsed_s={elapsed:.2f} "
               f"ack_latency_ms (arrival to durable acknowledgement, per batch) p50={pct(50):.1f} p99={pct(99):.1f} "
               f"max={latencies[-1] * 1000:.1f}")
-        print(f"ratio serve/replay = {rate / replay_rate:.2f} (arrival order); {rate / connection_rate:.2f} (connection order)")
+        print(f"ratio serve/replay = {rate / replay_rate:.2f} (arrival order; {rate / replay_before:.2f} against the replay "
+              f"before serve, {rate / replay_after:.2f} after); {rate / connection_rate:.2f} (connection order)")
         print(f"cpu (warm-up included): server {server_cpu:.2f} s, client {client_cpu:.2f} s over {elapsed:.2f} s on "
               f"{os.cpu_count()} cores; server {server_cpu / (accepted + a.connections * a.warmup * a.batch_size) * 1e6:.2f} "
               f"cpu-us per fix, replay {1e6 / replay_rate:.2f}")
@@ -143,8 +166,6 @@ def main():
                   f"({journal / (total + a.connections * a.warmup * a.batch_size):.0f} bytes per fix)")
         if a.postgis:
             import postgis_peer
-            proc.send_signal(signal.SIGTERM)
-            proc.wait(timeout=120)
             p = postgis_peer.run(reqs, work_items, a.warmup, fleet_workload.free_port())
             print(f"postgis peer (PostgreSQL 15 + PostGIS 3, same batches and connections): fixes/s={p['rate']:,.0f} "
                   f"entries={p['entries']} exits={p['exits']} batch_latency_ms p50={p['p50']:.1f} p99={p['p99']:.1f}")
