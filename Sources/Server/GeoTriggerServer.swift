@@ -136,7 +136,7 @@ public struct GeoTriggerServer: Sendable {
         }
         APIRoutes(host: host, store: host.store, limit: configuration.maximumBodyBytes, pressure: dispatcher.pressure,
                   metricsText: metricsText).register(on: router)
-        OutboxRoutes(store: host.store, dispatcher: dispatcher, signal: host.outboxSignal).register(on: router)
+        OutboxRoutes(store: host.store, dispatcher: dispatcher, signal: host.outboxSignal, feeder: host.feeder).register(on: router)
         return router
     }
 

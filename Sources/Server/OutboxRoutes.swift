@@ -1,15 +1,18 @@
 import JSON
 import Delivery
+import Host
 import Hummingbird
 import Storage
 import TriggerEngine
 
-/// `GET /v1/outbox` (depth per sink, oldest age, bounds, dead letters) and
+/// `GET /v1/outbox` (depth per sink, oldest age, bounds, notifications awaiting their journal fsync, dead letters) and
 /// `POST /v1/outbox/dead-letters/{id}/replay` (deliver a dead letter to its sink once more).
 struct OutboxRoutes: Sendable {
     let store: Store
     let dispatcher: OutboxDispatcher
     let signal: OutboxSignal
+    /// Notifications journaled and not yet durable: they enter the outbox (and every sink's depth) once fsync'd.
+    let feeder: OutboxFeeder
 
     static let defaultDeadLetters = 100
     static let maximumDeadLetters = 1000
@@ -55,6 +58,7 @@ struct OutboxRoutes: Sendable {
         var w = JSONWriter()
         w.beginObject()
         w.field("entries", extent.entries)
+        w.field("awaitingDurability", feeder.backlog)
         w.key("oldestAgeSeconds"); age(extent.oldest, &w)
         w.field("level", pressure.reading.level.rawValue)
         w.field("fill", pressure.reading.fill)

@@ -37,7 +37,7 @@ import Testing
                 #expect(r.headers[.retryAfter] == "2", "\(path)")
             }
             let after = try await client.execute(uri: "/v1/outbox", method: .get).text
-            #expect(after.contains(#""entries":1,"#), "\(after)")
+            #expect(after.contains(#""entries":1,"awaitingDurability":0,"#), "\(after)")
             // Requests stay accepted at the bound.
             #expect(try await client.execute(uri: "/v1/requests/other/", method: .put,
                                              body: ByteBuffer(string: requestJSON())).status == .created)
