@@ -10,6 +10,8 @@ public struct NDJSONFixDecoder: TraceDecoding, Sendable {
     /// The device of lines without `device` (usually from the file name); without it such lines are errors.
     public let defaultDevice: String?
     private var lines = LineSplitter()
+    /// The last line's shape, so the next line with the same keys is read without scanning them (`FixLayout`).
+    private var layout = FixLayout()
 
     static let rules = FixRules(names: .spec)
 
@@ -24,10 +26,13 @@ public struct NDJSONFixDecoder: TraceDecoding, Sendable {
         var splitter = LineSplitter()
         swap(&splitter, &lines)
         defer { swap(&splitter, &lines) }
+        var layout = FixLayout()
+        swap(&layout, &self.layout)
+        defer { swap(&layout, &self.layout) }
         // Static, with its inputs as locals: calling an instance method here copied the decoder for every line.
         let source = source, defaultDevice = defaultDevice, limit = splitter.maximumLength
         splitter.feed(chunk) {
-            Self.decodeLine($0, source: source, defaultDevice: defaultDevice, limit: limit, onFix: onFix, onError: onError)
+            Self.decodeLine($0, source: source, defaultDevice: defaultDevice, limit: limit, layout: &layout, onFix: onFix, onError: onError)
         }
     }
 
@@ -35,14 +40,17 @@ public struct NDJSONFixDecoder: TraceDecoding, Sendable {
         var splitter = LineSplitter()
         swap(&splitter, &lines)
         defer { swap(&splitter, &lines) }
+        var layout = FixLayout()
+        swap(&layout, &self.layout)
+        defer { swap(&layout, &self.layout) }
         let source = source, defaultDevice = defaultDevice, limit = splitter.maximumLength
         splitter.finish {
-            Self.decodeLine($0, source: source, defaultDevice: defaultDevice, limit: limit, onFix: onFix, onError: onError)
+            Self.decodeLine($0, source: source, defaultDevice: defaultDevice, limit: limit, layout: &layout, onFix: onFix, onError: onError)
         }
     }
 
     private static func decodeLine(_ line: LineSplitter.Line, source: String, defaultDevice: String?, limit: Int,
-                                   onFix: (LocationFix) -> Void, onError: (IngestError) -> Void) {
+                                   layout: inout FixLayout, onFix: (LocationFix) -> Void, onError: (IngestError) -> Void) {
         func problemError(_ p: FieldProblem, _ line: LineSplitter.Line) -> IngestError {
             p.ingestError(source: source, line: line.number, offset: line.offset)
         }
@@ -54,7 +62,7 @@ public struct NDJSONFixDecoder: TraceDecoding, Sendable {
         }
         let rules = Self.rules
         var fields = FixFields()
-        if !FlatJSONScanner.scanFix(line.bytes, into: &fields) {
+        if !FlatJSONScanner.scanFix(line.bytes, into: &fields, layout: &layout) {
             if isBlank(line.bytes) { return }
             fields = FixFields()
             do throws(FieldProblem) {

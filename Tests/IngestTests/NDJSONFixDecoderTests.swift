@@ -136,6 +136,52 @@ import TriggerEngine
         }
     }
 
+    /// A line read right after one of the same shape goes through that line's layout (`FixLayout`): whatever was
+    /// changed in it (a byte inserted or removed anywhere, a value replaced), it gives exactly what it gives read
+    /// alone by a fresh decoder, key by key: the same fix, or an error of the same kind and reason.
+    @Test func aLineReadThroughTheLastLinesLayoutGivesWhatItGivesReadAlone() throws {
+        let template = Array(#"{"device":"truck-12","timestamp":"2026-11-20T08:15:02Z","latitude":52.52,"longitude":13.4,"horizontalAccuracy":5,"speed":1e1,"x":[true,null],"y":"s","z":false}"#.utf8)
+        let inserts = Array("{}[]\",:0-.eE \u{1}tfnx".utf8)
+        let values = ["0", "-91", "\"a\"", "null", "true", "[1]", "{}", "1.5", "\"2026-11-20T08:15:03Z\"", "1e400"].map { Array($0.utf8) }
+        var state: UInt64 = 0x2545_F491_4F6C_DD1D
+        var chunk: [UInt8] = []
+        var expected = Decoded()
+        let alone = decode(decoder, template)
+        #expect(alone.fixes.count == 1 && alone.errors.isEmpty)
+        for _ in 0..<4000 {
+            state ^= state << 13; state ^= state >> 7; state ^= state << 17
+            var line = template
+            switch state % 3 {
+            case 0: line.insert(inserts[Int(state >> 20) % inserts.count], at: Int(state >> 8) % line.count)
+            case 1: line.remove(at: Int(state >> 8) % line.count)
+            default:
+                // A value replaced: the bytes between the values stay the template's.
+                let colons = line.indices.filter { line[$0] == UInt8(ascii: ":") && line[$0 - 1] == 34 }
+                let start = colons[Int(state >> 8) % colons.count] + 1
+                var end = start
+                var depth = 0
+                while end < line.count {
+                    let c = line[end]
+                    if c == UInt8(ascii: "[") { depth += 1 } else if c == UInt8(ascii: "]") { depth -= 1 }
+                    if depth == 0, c == UInt8(ascii: ",") || c == UInt8(ascii: "}") { break }
+                    end += 1
+                }
+                line.replaceSubrange(start..<end, with: values[Int(state >> 24) % values.count])
+            }
+            // The template first, so the layout in use when the changed line is read is the template's.
+            chunk += template + [10] + line + [10]
+            expected.fixes += alone.fixes
+            let one = decode(decoder, line)
+            expected.fixes += one.fixes
+            expected.errors += one.errors
+        }
+        let together = decode(decoder, chunk)
+        #expect(together.fixes == expected.fixes)
+        #expect(together.errors.map { [$0.kind, $0.reason, $0.field ?? ""] } == expected.errors.map { [$0.kind, $0.reason, $0.field ?? ""] })
+        // Both paths were taken: the changed lines include fixes and errors.
+        #expect(together.fixes.count > 4000 + 1000 && !together.errors.isEmpty)
+    }
+
     /// A nested value sends a line to the full parser, so each number is read once by each path.
     @Test(arguments: ["0", "-0", "0.1", "52.52", "-33.868820", "12.345678901234567", "0.0000000000000000000001234",
                       "1e1", "1.5E-3", "89.99999999999999999999", "123456789012345", "1234567890123456789"])
