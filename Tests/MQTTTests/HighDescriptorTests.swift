@@ -7,11 +7,21 @@ import TestSupport
 import Glibc
 #endif
 
+private let highDescriptorTestsRunAlone = ProcessInfo.processInfo.environment["GEOTRIGGER_HIGH_DESCRIPTOR_TESTS"] == "1"
+
 /// A service holding many connections gets sockets numbered 1024 and up, which `select` (inside libmosquitto's
 /// `mosquitto_loop`) cannot watch: every pass failed with "Invalid function arguments" and the client never
 /// connected. With the descriptors below 1024 taken, clients must still publish, subscribe, receive and be refused
 /// with the broker's reason.
-@Suite(.serialized) struct HighDescriptorTests {
+///
+/// These run in a test process of their own (`Tools/test.sh` runs them after the rest, with
+/// `GEOTRIGGER_HIGH_DESCRIPTOR_TESTS=1`): Foundation's `Process.run` on Linux lists `/proc/self/fd` and reads past the
+/// end of its directory buffer once more than ~1,360 descriptors are open (swift-corelibs-foundation#5472, in Swift
+/// 6.3.1), and with 1,100 of them taken here while other suites start servers, the whole test process crashed in
+/// two of three runs.
+@Suite(.serialized, .enabled(if: highDescriptorTestsRunAlone,
+                             "runs in a test process of its own: Tools/test.sh, or GEOTRIGGER_HIGH_DESCRIPTOR_TESTS=1 swift test --filter HighDescriptorTests"))
+struct HighDescriptorTests {
     /// Takes descriptors until the next one is at least 1100, runs `body`, then gives them back.
     static func withLowDescriptorsTaken(_ body: () async throws -> Void) async throws {
         var taken: [Int32] = []
