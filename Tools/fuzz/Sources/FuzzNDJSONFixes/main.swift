@@ -14,7 +14,24 @@ func fuzzNDJSONFixes(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     invariant(outcome.fixes.count + outcome.errors.count == lines.count,
               "ndjson: \(outcome.fixes.count) fixes and \(outcome.errors.count) errors from \(lines.count) lines")
     for line in lines { checkFastPathAgreesWithParser(Array(line)) }
+    checkLayoutAgreesWithLinesAlone(outcome, lines)
     return 0
+}
+
+/// In a stream, a line with the layout of the line before it is read through that layout (`FixLayout`); read alone,
+/// by a fresh decoder, it is scanned key by key. Each line must give the same fix, or the same error, either way.
+func checkLayoutAgreesWithLinesAlone(_ stream: TraceOutcome, _ lines: [ArraySlice<UInt8>]) {
+    var fixes: [LocationFix] = []
+    var errors: [IngestError] = []
+    for line in lines {
+        let alone = decodeTrace({ TraceDecoder(format: .ndjson, source: "fuzz", defaultDevice: "fuzz")! }, Array(line), split: nil)
+        fixes += alone.fixes
+        errors += alone.errors
+    }
+    let differs = zip(stream.fixes, fixes).first { $0 != $1 }.map { "\($0) vs \($1)" } ?? "\(stream.fixes.count) vs \(fixes.count) fixes"
+    invariant(stream.fixes == fixes, "ndjson: lines read in a stream and alone give different fixes: \(differs)")
+    invariant(stream.errors.map { [$0.kind, $0.field ?? "", $0.reason] } == errors.map { [$0.kind, $0.field ?? "", $0.reason] },
+              "ndjson: lines read in a stream and alone give different errors: \(stream.errors) vs \(errors)")
 }
 
 /// Flat lines are read by `FlatJSONScanner`, anything with a string escape by `JSONParser`. An unknown member whose
