@@ -143,6 +143,13 @@ public struct GeoTriggerServer: Sendable {
     /// The HTTP application with the outbox dispatcher (and, on wall-clock time, the clock ticker) as its services:
     /// what the tests run. `run` is the executable's, with inputs and the ordered shutdown.
     /// - Parameter onServerRunning: receives the bound port (useful with port 0).
+    /// Closes the database and the journal, as `run` does last. For a server run through `makeApplication` (the
+    /// tests), once its application has returned: otherwise their descriptors stay open until the process ends.
+    public func closeStorage() throws {
+        try host.store.close()
+        log.close()
+    }
+
     public func makeApplication(onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }) throws -> some ApplicationProtocol {
         try application(services: [host.feeder, checkpoints, dispatcher] + (ticker.map { [$0] } ?? []), onServerRunning: onServerRunning)
     }

@@ -52,7 +52,13 @@ struct ServeDeliveryTests {
         var logger = Logger(label: "serve-mqtt-tests")
         logger.logLevel = .critical
         let server = try GeoTriggerServer(configuration: configuration, logger: logger)
-        try await server.makeApplication().test(.live, body)
+        do {
+            try await server.makeApplication().test(.live, body)
+        } catch {
+            try? server.closeStorage()
+            throw error
+        }
+        try server.closeStorage()
     }
 
     static let request = """
