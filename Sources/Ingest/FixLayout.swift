@@ -22,9 +22,16 @@ struct FixLayout {
 
     var isEmpty: Bool { fields.isEmpty }
 
-    /// Learns line `b` from its values' spans and the index of its closing brace. Reuses its arrays' storage.
+    /// Learns line `b` from its values' spans and the index of its closing brace. Reuses its arrays' storage:
+    /// sized at the first line, so a decoder allocates three times in all (once per file or request body), never
+    /// per line.
     mutating func learn(_ b: UnsafeRawBufferPointer, values: UnsafeMutableBufferPointer<Range<Int>>,
                         fields: UnsafeMutableBufferPointer<UInt8>, count: Int, close: Int) {
+        if ends.capacity == 0 {
+            glue.reserveCapacity(max(256, b.count))
+            ends.reserveCapacity(FlatJSONScanner.maximumKeys + 1)
+            self.fields.reserveCapacity(FlatJSONScanner.maximumKeys)
+        }
         glue.removeAll(keepingCapacity: true)
         ends.removeAll(keepingCapacity: true)
         self.fields.removeAll(keepingCapacity: true)
