@@ -150,6 +150,20 @@ public struct GeoTriggerServer: Sendable {
         log.close()
     }
 
+    /// Runs `body` (typically the application from `makeApplication`), then `closeStorage`, whether `body` threw
+    /// or not.
+    public func closingStorage<T>(after body: () async throws -> T) async throws -> T {
+        let result: T
+        do {
+            result = try await body()
+        } catch {
+            try? closeStorage()
+            throw error
+        }
+        try closeStorage()
+        return result
+    }
+
     public func makeApplication(onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }) throws -> some ApplicationProtocol {
         try application(services: [host.feeder, checkpoints, dispatcher] + (ticker.map { [$0] } ?? []), onServerRunning: onServerRunning)
     }
@@ -214,8 +228,7 @@ public struct GeoTriggerServer: Sendable {
             logger.error("shutdown: some sink failed; its undelivered notifications stay in the journal and are delivered after the next start")
         }
         do {
-            try host.store.close()
-            log.close()
+            try closeStorage()
             logger.notice("shutdown: database and journal closed")
         } catch {
             logger.error("shutdown: closing the database failed", metadata: ["error": "\(error)"])

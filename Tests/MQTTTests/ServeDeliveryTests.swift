@@ -52,13 +52,7 @@ struct ServeDeliveryTests {
         var logger = Logger(label: "serve-mqtt-tests")
         logger.logLevel = .critical
         let server = try GeoTriggerServer(configuration: configuration, logger: logger)
-        do {
-            try await server.makeApplication().test(.live, body)
-        } catch {
-            try? server.closeStorage()
-            throw error
-        }
-        try server.closeStorage()
+        try await server.closingStorage { try await server.makeApplication().test(.live, body) }
     }
 
     static let request = """

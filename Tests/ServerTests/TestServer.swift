@@ -36,22 +36,10 @@ struct TestServer {
         logger.logLevel = .warning
         let server = try GeoTriggerServer(configuration: configuration(token: token, limit: limit, clock: clock), logger: logger,
                                           metricsText: { registry.emitToBuffer() })
-        return try await Self.closing(server) { try await server.makeApplication().test(.live, body) }
+        // Closed after each test: the suite starts hundreds of servers.
+        return try await server.closingStorage { try await server.makeApplication().test(.live, body) }
     }
 
-    /// Runs `body`, then closes the server's database and journal whether it threw or not: the suite starts
-    /// hundreds of servers, and their descriptors left open took the test process past 1,000.
-    static func closing<T>(_ server: GeoTriggerServer, _ body: () async throws -> T) async throws -> T {
-        let result: T
-        do {
-            result = try await body()
-        } catch {
-            try? server.closeStorage()
-            throw error
-        }
-        try server.closeStorage()
-        return result
-    }
 
     /// Starts the server with `configuration`, runs `body` against it over HTTP, stops it.
     func run<T>(configuration: ServerConfiguration, _ body: @escaping @Sendable (any TestClientProtocol) async throws -> T) async throws -> T {
@@ -59,7 +47,8 @@ struct TestServer {
         var logger = Logger(label: "server-tests")
         logger.logLevel = .critical
         let server = try GeoTriggerServer(configuration: configuration, logger: logger, metricsText: { registry.emitToBuffer() })
-        return try await Self.closing(server) { try await server.makeApplication().test(.live, body) }
+        // Closed after each test: the suite starts hundreds of servers.
+        return try await server.closingStorage { try await server.makeApplication().test(.live, body) }
     }
 
     /// The sink's lines once it has at least `count` (the dispatcher runs on its own), or what it has after `seconds`
