@@ -135,17 +135,28 @@ public actor EngineHost {
     // MARK: Fixes and sightings
 
     /// Evaluates one batch of fixes; returns the rejected ones by line, once the batch is durable.
-    public nonisolated func process(fixes: [(line: Int, fix: LocationFix)]) async throws(HostError) -> [(line: Int, reason: FixRejection)] {
-        let (end, rejected) = try await evaluate(.fixes(fixes.map(\.fix)), lines: fixes.map(\.line))
+    /// `lines[k]` is where `fixes[k]` was read (the rejections name it).
+    public nonisolated func process(fixes: [LocationFix], lines: [Int]) async throws(HostError) -> [(line: Int, reason: FixRejection)] {
+        let (end, rejected) = try await evaluate(.fixes(fixes), lines: lines)
         try await durable(end)
         return rejected
     }
 
-    /// Evaluates one batch of beacon sightings, like `process(fixes:)`.
-    public nonisolated func process(sightings: [(line: Int, sighting: BeaconSighting)]) async throws(HostError) -> [(line: Int, reason: FixRejection)] {
-        let (end, rejected) = try await evaluate(.sightings(sightings.map(\.sighting)), lines: sightings.map(\.line))
+    /// `process(fixes:lines:)` for fixes paired with their lines.
+    public nonisolated func process(fixes: [(line: Int, fix: LocationFix)]) async throws(HostError) -> [(line: Int, reason: FixRejection)] {
+        try await process(fixes: fixes.map(\.fix), lines: fixes.map(\.line))
+    }
+
+    /// Evaluates one batch of beacon sightings, like `process(fixes:lines:)`.
+    public nonisolated func process(sightings: [BeaconSighting], lines: [Int]) async throws(HostError) -> [(line: Int, reason: FixRejection)] {
+        let (end, rejected) = try await evaluate(.sightings(sightings), lines: lines)
         try await durable(end)
         return rejected
+    }
+
+    /// `process(sightings:lines:)` for sightings paired with their lines.
+    public nonisolated func process(sightings: [(line: Int, sighting: BeaconSighting)]) async throws(HostError) -> [(line: Int, reason: FixRejection)] {
+        try await process(sightings: sightings.map(\.sighting), lines: sightings.map(\.line))
     }
 
     /// The one path of fixes and sightings, on the actor: evaluate, then write the journal record; returns the

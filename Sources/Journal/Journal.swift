@@ -160,20 +160,34 @@ public final class Journal: Sendable {
     /// A failed write is cut back (nothing half-written stays) and throws.
     @discardableResult
     public func write(_ records: [JournalRecord]) throws(JournalError) -> Range<UInt64> {
+        // One record (the host's case) goes to the file as its header and its payload side by side (pwritev): the
+        // payload is not copied into a frame buffer first, a memmove of the whole batch that was ~1 % of `serve`'s
+        // CPU under load. Several records are framed into one buffer.
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(records.reduce(0) { $0 + $1.payload.count + JournalFrame.headerSize + 1 })
-        for r in records { JournalFrame.append(r, to: &bytes) }
+        let single = records.count == 1
+        if single {
+            JournalFrame.appendHeader(records[0], to: &bytes)
+        } else {
+            bytes.reserveCapacity(records.reduce(0) { $0 + $1.payload.count + JournalFrame.headerSize + 1 })
+            for r in records { JournalFrame.append(r, to: &bytes) }
+        }
+        let frameBytes = single ? bytes.count + records[0].payload.count : bytes.count
         return try state.withLock { s throws(JournalError) -> Range<UInt64> in
             if let poison = s.poison { throw .poisoned(reason: poison) }
             guard !records.isEmpty else { return s.nextPosition..<s.nextPosition }
             if s.fd == nil || (s.fileSize > Int64(JournalSegment.headerSize)
-                && s.fileSize + Int64(bytes.count) > Int64(configuration.segmentBytes)) {
+                && s.fileSize + Int64(frameBytes) > Int64(configuration.segmentBytes)) {
                 try rotate(&s)
             }
             guard let fd = s.fd, let path = s.segments.last?.path else { throw .closed }
             let at = s.fileSize
             do {
                 var done = 0
+                if single {
+                    done = try Self.writeHeaderAndPayload(fd, header: bytes, payload: records[0].payload, at: at)
+                    // A short write (a disk filling up) continues from the framed bytes, as several records do.
+                    if done < frameBytes { bytes.append(contentsOf: records[0].payload) }
+                }
                 while done < bytes.count {
                     done += try bytes.withUnsafeBytes {
                         try fd.write(toAbsoluteOffset: at + Int64(done), UnsafeRawBufferPointer(rebasing: $0[done...]),
@@ -188,13 +202,29 @@ public final class Journal: Sendable {
                 throw .io(operation: "write", path: path, reason: "\(error)")
             }
             let first = s.nextPosition
-            s.fileSize += Int64(bytes.count)
+            s.fileSize += Int64(frameBytes)
             s.nextPosition += UInt64(records.count)
             s.statistics.appends += 1
             s.statistics.records += UInt64(records.count)
-            s.statistics.bytes += Int64(bytes.count)
+            s.statistics.bytes += Int64(frameBytes)
             return first..<s.nextPosition
         }
+    }
+
+    /// One `pwritev` of a frame's header and payload; returns the bytes written (fewer than both only when the
+    /// disk is filling up).
+    private static func writeHeaderAndPayload(_ fd: FileDescriptor, header: [UInt8], payload: [UInt8], at offset: Int64) throws(Errno) -> Int {
+        let written = header.withUnsafeBytes { h in
+            payload.withUnsafeBytes { p in
+                var vectors = [iovec(iov_base: UnsafeMutableRawPointer(mutating: h.baseAddress), iov_len: h.count),
+                               iovec(iov_base: UnsafeMutableRawPointer(mutating: p.baseAddress), iov_len: p.count)]
+                var n: Int
+                repeat { n = pwritev(fd.rawValue, &vectors, 2, off_t(offset)) } while n < 0 && errno == EINTR
+                return n
+            }
+        }
+        guard written >= 0 else { throw Errno(rawValue: errno) }
+        return written
     }
 
     /// Returns once every record before `position` is durable (fsync'd). Waiters that arrive while an fsync runs

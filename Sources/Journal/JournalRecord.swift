@@ -19,13 +19,18 @@ enum JournalFrame {
     static let maximumBody = 1 << 30
 
     static func append(_ r: JournalRecord, to out: inout [UInt8]) {
+        appendHeader(r, to: &out)
+        out.append(contentsOf: r.payload)
+    }
+
+    /// The frame's bytes before the payload: length, checksum and kind (`headerSize + 1` bytes).
+    static func appendHeader(_ r: JournalRecord, to out: inout [UInt8]) {
         let length = UInt32(1 + r.payload.count)
         var crc = withUnsafeBytes(of: r.kind) { CRC32C.checksum($0) }
         crc = r.payload.withUnsafeBytes { CRC32C.checksum($0, seed: crc) }
         withUnsafeBytes(of: length.littleEndian) { out.append(contentsOf: $0) }
         withUnsafeBytes(of: crc.littleEndian) { out.append(contentsOf: $0) }
         out.append(r.kind)
-        out.append(contentsOf: r.payload)
     }
 
     static func u32(_ b: UnsafeRawBufferPointer, _ at: Int) -> UInt32 {

@@ -49,15 +49,15 @@ struct APIRoutes: Sendable {
         // Everything that can fire notifications, behind the outbox's back-pressure: decided by the route matched.
         let ingestRoutes = router.group("v1").add(middleware: BackPressureMiddleware(pressure: pressure))
         ingestRoutes.post("fixes") { request, _ in
-            let submit = { (batch: [(line: Int, record: LocationFix)]) async throws(Problem) -> [(line: Int, reason: FixRejection)] in
-                try await Problem.mapping { () async throws(HostError) in try await host.process(fixes: batch.map { (line: $0.line, fix: $0.record) }) }
+            let submit = { (fixes: [LocationFix], lines: [Int]) async throws(Problem) -> [(line: Int, reason: FixRejection)] in
+                try await Problem.mapping { () async throws(HostError) in try await host.process(fixes: fixes, lines: lines) }
             }
             return try await Self.ingestFixes(request, limit: limit, submit: submit)
         }
         AppRoutes(host: host, limit: limit).register(on: router.group().add(middleware: BackPressureMiddleware(pressure: pressure)))
         ingestRoutes.post("sightings") { request, _ in
-            var reader = IngestReader(decoder: NDJSONSightingDecoder(source: "request"), limit: limit) { batch async throws(Problem) in
-                try await Problem.mapping { () async throws(HostError) in try await host.process(sightings: batch.map { (line: $0.line, sighting: $0.record) }) }
+            var reader = IngestReader(decoder: NDJSONSightingDecoder(source: "request"), limit: limit) { sightings, lines async throws(Problem) in
+                try await Problem.mapping { () async throws(HostError) in try await host.process(sightings: sightings, lines: lines) }
             }
             reader.coalesce = true
             return try await Self.ingest(request, &reader, limit: limit)
@@ -169,7 +169,7 @@ struct APIRoutes: Sendable {
 
     /// `POST /v1/fixes` in any format `?format=` names (NDJSON by default), batches handed to `submit`.
     static func ingestFixes(_ request: Request, limit: Int,
-                            submit: @escaping ([(line: Int, record: LocationFix)]) async throws(Problem) -> [(line: Int, reason: FixRejection)]) async throws -> Response {
+                            submit: @escaping (_ fixes: [LocationFix], _ lines: [Int]) async throws(Problem) -> [(line: Int, reason: FixRejection)]) async throws -> Response {
         let format = try FixBodyFormat(request)
         if format.format == .ndjson {
             var reader = IngestReader(decoder: NDJSONFixDecoder(source: "request", defaultDevice: format.device), limit: limit, submit: submit)

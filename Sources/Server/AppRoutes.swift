@@ -39,8 +39,8 @@ struct AppRoutes: Sendable {
         case let (nil, d?): d
         case (nil, nil): nil
         }
-        var reader = IngestReader(decoder: OwnTracksBodyDecoder(device: device), limit: limit) { batch async throws(Problem) in
-            try await Problem.mapping { () async throws(HostError) in try await host.process(fixes: batch.map { (line: $0.line, fix: $0.record) }) }
+        var reader = IngestReader(decoder: OwnTracksBodyDecoder(device: device), limit: limit) { fixes, lines async throws(Problem) in
+            try await Problem.mapping { () async throws(HostError) in try await host.process(fixes: fixes, lines: lines) }
         }
         reader.coalesce = true
         let summary = try await Self.read(request, &reader)

@@ -62,15 +62,15 @@ struct ClusterRoutes: Sendable {
             return APIRoutes.json(w.bytes)
         }
         v1.post("fixes") { request, _ in
-            let submit = { (batch: [(line: Int, record: LocationFix)]) async throws(Problem) -> [(line: Int, reason: FixRejection)] in
-                try await Problem.mapping { () async throws(ClusterError) in try await gateway.publish(fixes: batch.map(\.record)) }
+            let submit = { (fixes: [LocationFix], _: [Int]) async throws(Problem) -> [(line: Int, reason: FixRejection)] in
+                try await Problem.mapping { () async throws(ClusterError) in try await gateway.publish(fixes: fixes) }
                 return []
             }
             return try await APIRoutes.ingestFixes(request, limit: limit, submit: submit)
         }
         v1.post("sightings") { request, _ in
-            var reader = IngestReader(decoder: NDJSONSightingDecoder(source: "request"), limit: limit) { batch async throws(Problem) in
-                try await Problem.mapping { () async throws(ClusterError) in try await gateway.publish(sightings: batch.map(\.record)) }
+            var reader = IngestReader(decoder: NDJSONSightingDecoder(source: "request"), limit: limit) { sightings, _ async throws(Problem) in
+                try await Problem.mapping { () async throws(ClusterError) in try await gateway.publish(sightings: sightings) }
                 return []
             }
             reader.coalesce = true

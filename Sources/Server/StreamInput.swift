@@ -71,13 +71,13 @@ struct StreamInput: Service {
         let host = host
         switch input.records {
         case .fixes:
-            let reader = IngestReader(decoder: NDJSONFixDecoder(source: source), limit: .max) { batch async throws(Problem) in
-                try await Problem.mapping { () async throws(HostError) in try await host.process(fixes: batch.map { (line: $0.line, fix: $0.record) }) }
+            let reader = IngestReader(decoder: NDJSONFixDecoder(source: source), limit: .max) { fixes, lines async throws(Problem) in
+                try await Problem.mapping { () async throws(HostError) in try await host.process(fixes: fixes, lines: lines) }
             }
             await read(chunks, reader, source: source)
         case .sightings:
-            let reader = IngestReader(decoder: NDJSONSightingDecoder(source: source), limit: .max) { batch async throws(Problem) in
-                try await Problem.mapping { () async throws(HostError) in try await host.process(sightings: batch.map { (line: $0.line, sighting: $0.record) }) }
+            let reader = IngestReader(decoder: NDJSONSightingDecoder(source: source), limit: .max) { sightings, lines async throws(Problem) in
+                try await Problem.mapping { () async throws(HostError) in try await host.process(sightings: sightings, lines: lines) }
             }
             await read(chunks, reader, source: source)
         }

@@ -10,12 +10,22 @@ public struct ByteWriter: Sendable {
 
     @inline(__always) public mutating func u8(_ v: UInt8) { bytes.append(v) }
 
+    // Byte by byte, least significant first: inlined appends took 4.9 ns per UInt64 against 7.4-8.8 ns for
+    // `append(contentsOf:)` of the value's bytes, a call per value that showed as 2 % of `serve`'s CPU under load.
     @inline(__always) public mutating func u32(_ v: UInt32) {
-        withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) }
+        var v = v
+        for _ in 0..<4 {
+            bytes.append(UInt8(truncatingIfNeeded: v))
+            v &>>= 8
+        }
     }
 
     @inline(__always) public mutating func u64(_ v: UInt64) {
-        withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) }
+        var v = v
+        for _ in 0..<8 {
+            bytes.append(UInt8(truncatingIfNeeded: v))
+            v &>>= 8
+        }
     }
 
     @inline(__always) public mutating func i64(_ v: Int64) { u64(UInt64(bitPattern: v)) }

@@ -8,9 +8,10 @@ import TriggerEngine
 /// How `IngestReader` cuts a body into committed batches: a request body's chunks are coalesced (one commit for a
 /// body of up to `maximumBatch` records), a stream's chunks are not (a stream may pause between lines).
 @Suite struct IngestReaderTests {
-    /// Records the size of each batch handed to the engine.
+    /// Records the size of each batch handed to the engine, and the lines its records were read from.
     final class Batches {
         var sizes: [Int] = []
+        var lines: [Int] = []
     }
 
     /// `count` fix lines cut into chunks of `perChunk` lines.
@@ -26,12 +27,18 @@ import TriggerEngine
 
     static func read(_ body: AsyncStream<ByteBuffer>, coalesce: Bool) async throws -> (IngestSummary, [Int]) {
         let batches = Batches()
-        var reader = IngestReader(decoder: NDJSONFixDecoder(source: "test"), limit: .max) { batch async throws(Problem) in
-            batches.sizes.append(batch.count)
+        var reader = IngestReader(decoder: NDJSONFixDecoder(source: "test"), limit: .max) { fixes, lines async throws(Problem) in
+            batches.sizes.append(fixes.count)
+            batches.lines += lines
+            // Each fix goes with its own line: the chunks' fixes carry their line (counted from 1) as their timestamp's offset.
+            for (fix, line) in zip(fixes, lines) where fix.timestamp != Timestamp(seconds: 1_760_000_000 + Double(line - 1)) {
+                Issue.record("the fix of \(fix.timestamp) was handed over with line \(line)")
+            }
             return []
         }
         reader.coalesce = coalesce
         let summary = try await reader.read(body)
+        #expect(batches.lines.count == batches.sizes.reduce(0, +))
         return (summary, batches.sizes)
     }
 
