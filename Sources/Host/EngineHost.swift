@@ -27,6 +27,10 @@ public actor EngineHost {
     public nonisolated let restored: RestoreReport
     let logger: Logger
     let metrics = HostMetrics()
+    /// The actor's jobs run on this thread (`EngineThread` says why). Started once nothing in `init` can throw,
+    /// so a host that fails to open leaves no thread behind.
+    private nonisolated let thread: EngineThread
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { thread.asUnownedSerialExecutor() }
     var engine: TriggerEngine { state.engine }
     private var failure: String?
     /// The entries and exits counted as of the last batch, for the transition metrics.
@@ -66,6 +70,7 @@ public actor EngineHost {
         if !added.isEmpty { try store.registerSinks(added) }
         let feeder = OutboxFeeder(outbox: outbox, log: log, signal: signal, logger: logger)
         let restore = try Self.restore(store: store, log: log, configuration: configuration, recover: recover, feeder: feeder, logger: logger)
+        self.thread = EngineThread()
         self.outbox = outbox
         self.state = restore.state
         self.store = store
@@ -84,6 +89,8 @@ public actor EngineHost {
         countedTransitions = (statistics.entries, statistics.exits)
         metrics.restart.record(restore.report.seconds)
     }
+
+    deinit { thread.stop() }
 
     /// Nil while healthy; otherwise why changes are refused.
     public var failureReason: String? {

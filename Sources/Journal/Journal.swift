@@ -68,6 +68,9 @@ public final class Journal: Sendable {
     public let configuration: Configuration
     public let openReport: OpenReport
     private let state: Mutex<State>
+    /// Set once `State.poison` is: the host asks before every batch, and reading it must not wait for the lock,
+    /// which a write holds through its `pwrite` (that wait showed as kernel lock contention on the host's actor).
+    private let poisoned = Atomic<Bool>(false)
     private let logger: Logger
     private let syncQueue = DispatchQueue(label: "geotrigger-journal-fsync")
 
@@ -198,6 +201,7 @@ public final class Journal: Sendable {
                 // ENOSPC part-way: cut back to the last whole frame, so a retry appends after good data.
                 do { try fd.resize(to: at, retryOnInterrupt: true) } catch {
                     s.poison = "a failed write could not be cut back: \(error)"
+                    poisoned.store(true, ordering: .releasing)
                 }
                 throw .io(operation: "write", path: path, reason: "\(error)")
             }
@@ -271,6 +275,7 @@ public final class Journal: Sendable {
                 s.retired.removeAll()
                 if let failure {
                     s.poison = s.poison ?? "\(failure)"
+                    poisoned.store(true, ordering: .releasing)
                     let all = s.waiters.map { ($0.continuation, Result<Void, JournalError>.failure(failure)) }
                     s.waiters.removeAll()
                     s.flushing = false
@@ -316,7 +321,9 @@ public final class Journal: Sendable {
     /// The first position still on disk.
     public var firstPosition: UInt64 { state.withLock { $0.segments.first?.firstPosition ?? $0.nextPosition } }
     /// Nil while appends are taken; else why not (a failed fsync).
-    public var poisonReason: String? { state.withLock { $0.poison } }
+    public var poisonReason: String? {
+        poisoned.load(ordering: .acquiring) ? state.withLock { $0.poison } : nil
+    }
 
     /// Deletes the segments whose records all come before `position` (covered by a checkpoint and delivered).
     /// The current segment is kept.
@@ -338,6 +345,7 @@ public final class Journal: Sendable {
             if s.flushing, let fd = s.fd { s.retired.append(fd) } else { try? s.fd?.close() }
             s.fd = nil
             s.poison = s.poison ?? "closed"
+            poisoned.store(true, ordering: .releasing)
         }
     }
 
