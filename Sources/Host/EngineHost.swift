@@ -70,7 +70,7 @@ public actor EngineHost {
         if !added.isEmpty { try store.registerSinks(added) }
         let feeder = OutboxFeeder(outbox: outbox, log: log, signal: signal, logger: logger)
         let restore = try Self.restore(store: store, log: log, configuration: configuration, recover: recover, feeder: feeder, logger: logger)
-        self.thread = EngineThread()
+        self.thread = EngineThread(logger: logger)
         self.outbox = outbox
         self.state = restore.state
         self.store = store

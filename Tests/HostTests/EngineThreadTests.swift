@@ -36,6 +36,14 @@ import Testing
             try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/thread-self").split(separator: "/").last.map(String.init) ?? ""
         }
 
+        /// The name and nice value of the thread running the call, as the kernel has them.
+        func nameAndNice() throws -> (name: String, nice: Int32) {
+            let name = try String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)
+            errno = 0
+            let nice = getpriority(__priority_which_t(PRIO_PROCESS.rawValue), id_t(try kernelThread()) ?? 0)
+            return (name.trimmingCharacters(in: .whitespacesAndNewlines), errno == 0 ? nice : .max)
+        }
+
         deinit { thread.stop() }
     }
 
@@ -57,6 +65,19 @@ import Testing
         // Not a thread of Swift's shared pool, which ran the callers.
         let thread = await probe.threads.first
         #expect(thread.map { callers.contains($0) } == false)
+    }
+
+    /// Named for `top -H`, and at nice -10 where the process may raise a priority (root here; elsewhere the
+    /// thread stays at the process's priority and the log says so).
+    @Test func theThreadIsNamedAndRaisedWherePermitted() async throws {
+        let probe = Probe()
+        let (name, nice) = try await probe.nameAndNice()
+        #expect(name == "geotrigger-eng")
+        if geteuid() == 0 {
+            #expect(nice == EngineThread.nice)
+        } else {
+            #expect(nice == getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0))
+        }
     }
 
     @Test func aStoppedExecutorsThreadEnds() async throws {
