@@ -76,6 +76,7 @@ public struct ServerConfiguration: Sendable {
         var e = TriggerEngine.Configuration(clock: clock == .wall ? .external : .eventTime)
         e.allowedLateness = allowedLateness
         e.keepsLastPosition = true
+        e.tracksOccupants = true
         switch maximumFuture {
         case .clockDefault: break
         case .seconds(let s): e.maximumFuture = s

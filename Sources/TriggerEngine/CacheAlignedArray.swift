@@ -24,9 +24,10 @@ final class CacheAlignedArray<Element> {
     var indices: Range<Int> { 0..<count }
 
     subscript(i: Int) -> Element {
-        @inline(__always) get {
+        // Borrowed, not copied: reading one field of a record retains none of its references.
+        @inline(__always) _read {
             precondition(i >= 0 && i < count, "index out of range")
-            return base[i]
+            yield base[i]
         }
         @inline(__always) _modify {
             precondition(i >= 0 && i < count, "index out of range")

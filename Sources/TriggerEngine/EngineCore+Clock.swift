@@ -86,7 +86,15 @@ extension EngineCore {
     mutating func settle(device d: Int32, through time: Timestamp, kinds: SettleKinds, byClock: Bool,
                          emit: (FiredNotification) -> Void) {
         due.removeAll(keepingCapacity: true)
-        for p in devices[Int(d)].pairs {
+        // Each pair's phase first, in place: only an entering pair (or, for beacons, an inside one) can be due, and
+        // most pairs are neither, so neither the list nor a pair is copied and no other pair's request is read.
+        let count = devices[Int(d)].pairs.count
+        var i = 0
+        while i < count {
+            let phase = devices[Int(d)].pairs[i].phase
+            i += 1
+            guard phase == .entering || (phase == .inside && kinds != .geofences) else { continue }
+            let p = devices[Int(d)].pairs[i - 1]
             let s = Int(p.slot)
             guard slotGenerations[s] == p.slotGeneration else { continue }
             let g = slots[s]

@@ -25,18 +25,28 @@ extension EngineCore {
     }
 
     /// Devices inside (or dwelling into) every request whose region has this id, by device then identifier; nil
-    /// when no pending request has that region. Reads only the devices that entered (`occupantCandidates`).
+    /// when no pending request has that region. Reads only the devices that entered (`occupantCandidates`) when
+    /// the configuration tracks them; otherwise every device record, once.
     func occupants(ofRegion regionID: String) -> [RegionOccupant]? {
         guard let slots = slotsByRegion[regionID] else { return nil }
         var out: [RegionOccupant] = []
+        func note(device d: Int32, slot: Int32, identifier: String) {
+            guard isOccupant(device: d, slot: slot), let k = pairIndex(device: d, slot: slot) else { return }
+            let p = devices[Int(d)].pairs[k]
+            out.append(RegionOccupant(device: devices[Int(d)].name, identifier: identifier,
+                                      phase: p.phase == .inside ? "inside" : "entering", since: p.since))
+        }
         for slot in slots {
             guard let c = compiled[Int(slot)] else { continue }
-            var seen = Set<Int32>()
-            for d in occupantCandidates[Int(slot)] where seen.insert(d).inserted {
-                guard isOccupant(device: d, slot: slot), let k = pairIndex(device: d, slot: slot) else { continue }
-                let p = devices[Int(d)].pairs[k]
-                out.append(RegionOccupant(device: devices[Int(d)].name, identifier: c.request.identifier,
-                                          phase: p.phase == .inside ? "inside" : "entering", since: p.since))
+            if configuration.tracksOccupants {
+                var seen = Set<Int32>()
+                for d in occupantCandidates[Int(slot)] where seen.insert(d).inserted {
+                    note(device: d, slot: slot, identifier: c.request.identifier)
+                }
+            } else {
+                for d in devices.indices where !devices[d].pairs.isEmpty {
+                    note(device: Int32(d), slot: slot, identifier: c.request.identifier)
+                }
             }
         }
         out.sort { ($0.device, $0.identifier) < ($1.device, $1.identifier) }

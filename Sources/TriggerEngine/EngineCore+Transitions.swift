@@ -49,7 +49,7 @@ extension EngineCore {
             k = devices[Int(d)].pairs.count - 1
         }
         // After the pair holds its phase: noting may compact the list, which keeps only current occupants.
-        if phase == .inside || phase == .entering { noteOccupant(device: d, slot: slot) }
+        if configuration.tracksOccupants, phase == .inside || phase == .entering { noteOccupant(device: d, slot: slot) }
         return k
     }
 
@@ -142,8 +142,9 @@ extension EngineCore {
     /// has to remember must not depend on other devices).
     mutating func compactPairs(device d: Int32, at time: Timestamp) {
         // Read before the in-place removal: the closure must not touch `devices` while its pairs are being modified.
+        guard !devices[Int(d)].pairs.isEmpty else { return }
         let observingSince = observers[Int(d)].observingSince
-        devices[Int(d)].pairs.removeAll { p in
+        func removable(_ p: PairState) -> Bool {
             guard slotGenerations[Int(p.slot)] == p.slotGeneration, slots[Int(p.slot)].kind != .empty else { return true }
             let c = slots[Int(p.slot)]
             guard p.phase == .outside else { return false }
@@ -155,5 +156,9 @@ extension EngineCore {
             }
             return true
         }
+        // Looked for before any write: after most fixes nothing goes, and a removal's write access checks the
+        // list's uniqueness and rebuilds its tail even when it removes nothing.
+        guard devices[Int(d)].pairs.contains(where: removable) else { return }
+        devices[Int(d)].pairs.removeAll(where: removable)
     }
 }

@@ -30,6 +30,7 @@ struct QueryBench: AsyncParsableCommand {
         let w = Workload(shape: .circles, density: d, regions: regions, devices: devices, fixes: fixes, seed: seed)
         var configuration = TriggerEngine.Configuration()
         configuration.keepsLastPosition = true
+        configuration.tracksOccupants = true
         var logger = Logger(label: "bench")
         logger.logLevel = .error
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("geotrigger-query-bench-\(UUID().uuidString)")

@@ -29,6 +29,7 @@ struct RestartBench: AsyncParsableCommand {
     static var configurationForHost: TriggerEngine.Configuration {
         var c = TriggerEngine.Configuration(clock: .eventTime)
         c.keepsLastPosition = true
+        c.tracksOccupants = true
         return c
     }
 

@@ -9,6 +9,7 @@ import Testing
     static var keeping: TriggerEngine.Configuration {
         var c = TriggerEngine.Configuration()
         c.keepsLastPosition = true
+        c.tracksOccupants = true
         return c
     }
 
@@ -72,48 +73,61 @@ import Testing
         #expect(h.engine.occupants(ofRegion: "nowhere") == nil)
     }
 
-    /// Random entries, exits, dwell, replaced and removed requests and expired devices: the region query (which
-    /// reads only the devices noted on entry) always equals every live device's memberships.
+    /// Random entries, exits, dwell, replaced and removed requests and expired devices: the region query always
+    /// equals every live device's memberships, both where it reads only the devices noted on entry (the service)
+    /// and where it walks every device record (replay keeps no lists); the two engines see the same input.
     @Test(arguments: 1...6 as ClosedRange<UInt64>) func occupantsFollowRandomChurn(seed: UInt64) throws {
-        var configuration = Self.keeping
-        configuration.idleDeviceExpiry = 900
-        let h = Harness(configuration)
+        var tracking = Self.keeping
+        tracking.idleDeviceExpiry = 900
+        var walking = TriggerEngine.Configuration()
+        walking.idleDeviceExpiry = 900
+        #expect(!walking.tracksOccupants, "replay's default keeps no occupant lists")
+        let engines = [("tracking", Harness(tracking)), ("walking", Harness(walking))]
         var rng = SplitMix(seed: seed)
         func add(_ id: String, region: String, radius: Double, dwell: Int) throws {
-            try h.add("""
-                {"identifier":"\(id)","content":{"title":"t"},"trigger":{"repeats":true,"dwell":\(dwell),
-                 "region":{"type":"circle","id":"\(region)","center":{"latitude":52.52,"longitude":13.41},"radius":\(radius)}}}
-                """)
+            for (_, h) in engines {
+                try h.add("""
+                    {"identifier":"\(id)","content":{"title":"t"},"trigger":{"repeats":true,"dwell":\(dwell),
+                     "region":{"type":"circle","id":"\(region)","center":{"latitude":52.52,"longitude":13.41},"radius":\(radius)}}}
+                    """)
+            }
         }
         let requests = [("a", "shared", 100.0, 0), ("b", "shared", 200.0, 0), ("c", "own", 150.0, 120), ("d", "own2", 50.0, 0)]
         for r in requests { try add(r.0, region: r.1, radius: r.2, dwell: r.3) }
         var t = 0.0
+        var checked = 0
         for step in 0..<4000 {
             t += rng.double(0, 3)
             switch rng.int(0, 99) {
             case 0..<90:
                 let d = "d\(rng.int(0, 119))"
-                h.fix(d, t, 52.52 + rng.double(-0.003, 0.003), 13.41)
+                let latitude = 52.52 + rng.double(-0.003, 0.003)
+                for (_, h) in engines { h.fix(d, t, latitude, 13.41) }
             case 90..<94:
                 let r = rng.pick(requests)
                 try add(r.0, region: r.1, radius: rng.double(40, 250), dwell: r.3)
             case 94..<96:
-                h.engine.remove(identifiers: [rng.pick(requests).0])
+                let identifier = rng.pick(requests).0
+                for (_, h) in engines { h.engine.remove(identifiers: [identifier]) }
             case 96..<98:
                 let r = rng.pick(requests)
-                if h.engine.pendingRequests.allSatisfy({ $0.identifier != r.0 }) { try add(r.0, region: r.1, radius: r.2, dwell: r.3) }
+                if engines[0].1.engine.pendingRequests.allSatisfy({ $0.identifier != r.0 }) { try add(r.0, region: r.1, radius: r.2, dwell: r.3) }
             default:
                 t += 1000  // every device goes idle; the next fix sweeps them out
             }
             guard step % 50 == 0 else { continue }
-            let everyone = h.engine.deviceStatuses(from: 0, limit: 10_000).statuses
-            for region in ["shared", "own", "own2"] {
-                let expected = everyone.flatMap { s in s.memberships.filter { $0.regionID == region }.map { "\(s.device)@\($0.identifier):\($0.phase)" } }.sorted()
-                let got = h.engine.occupants(ofRegion: region)?.map { "\($0.device)@\($0.identifier):\($0.phase)" }
-                #expect((got ?? []).sorted() == expected, "seed \(seed) step \(step) region \(region)")
-                #expect(got?.count ?? 0 == (got.map { Set($0).count } ?? 0), "no device twice for one request")
+            for (name, h) in engines {
+                let everyone = h.engine.deviceStatuses(from: 0, limit: 10_000).statuses
+                for region in ["shared", "own", "own2"] {
+                    let expected = everyone.flatMap { s in s.memberships.filter { $0.regionID == region }.map { "\(s.device)@\($0.identifier):\($0.phase)" } }.sorted()
+                    let got = h.engine.occupants(ofRegion: region)?.map { "\($0.device)@\($0.identifier):\($0.phase)" }
+                    #expect((got ?? []).sorted() == expected, "\(name) seed \(seed) step \(step) region \(region)")
+                    #expect(got?.count ?? 0 == (got.map { Set($0).count } ?? 0), "no device twice for one request")
+                    checked += expected.count
+                }
             }
         }
+        #expect(checked > 0, "the churn put somebody inside at some check")
     }
 
     @Test func pagingVisitsEachLiveDeviceOnce() throws {
