@@ -55,15 +55,16 @@ extension EngineCore {
         // 3. Stored pairs the index did not return are clearly outside their fence.
         var p = 0
         while p < devices[Int(d)].pairs.count {
-            let pair = devices[Int(d)].pairs[p]
+            // The two fields, not the pair: a copy of a pair copies its evidence.
+            let slot = devices[Int(d)].pairs[p].slot, slotGeneration = devices[Int(d)].pairs[p].slotGeneration
             p += 1
-            let s = Int(pair.slot)
-            guard slotGenerations[s] == pair.slotGeneration else { continue }
+            let s = Int(slot)
+            guard slotGenerations[s] == slotGeneration else { continue }
             guard slotStamp[s] != currentStamp else { continue }
             let g = slots[s]
             guard g.kind == .circle || g.kind == .polygon else { continue }
             if accuracy > g.maximumAccuracy { continue }
-            transition(device: d, slot: pair.slot, side: .outside, time: fix.timestamp, evidence: .fix(fix.snapshot), emit: emit)
+            transition(device: d, slot: slot, side: .outside, time: fix.timestamp, evidence: .fix(fix.snapshot), emit: emit)
         }
         compactPairs(device: d, at: fix.timestamp)
 
@@ -83,12 +84,18 @@ extension EngineCore {
 
     /// Loads each candidate's slot and, for a polygon, its locator, the fix's cell and that cell's first edge, in a
     /// loop of nothing else: with many regions these are cache misses, four in a row per candidate when taken one
-    /// candidate at a time, and here the processor overlaps the candidates' misses with each other.
+    /// candidate at a time, and here the processor overlaps the candidates' misses with each other. A slot's
+    /// geometry (112 bytes, at any offset from a cache line) spans two or three lines, and the exact test reads
+    /// its first and last fields (kind; maximum accuracy and scope; the generation it was added at): all are loaded.
     @inline(__always)
     mutating func touchCandidates(latitude: Double, longitude: Double) {
         var sink: UInt8 = 0
         candidates.withUnsafeBufferPointer { candidates in
             slots.withUnsafeBufferPointer { slots in
+                for slot in candidates {
+                    sink &+= UInt8(truncatingIfNeeded: slots[Int(slot)].maximumAccuracy.bitPattern
+                        ^ slots[Int(slot)].addedGeneration)
+                }
                 polygonLocators.withUnsafeBufferPointer { locators in
                     for slot in candidates where slots[Int(slot)].kind == .polygon {
                         if let l = locators[Int(slot)] { sink &+= l.warm(latitude: latitude, longitude: longitude) }

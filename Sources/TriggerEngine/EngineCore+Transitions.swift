@@ -9,7 +9,9 @@ extension EngineCore {
     /// The phase of a pair with no stored state. Geofences: outside once the device has had a fix evaluated since
     /// the request was added (a fix far from the fence says "outside" without the index returning it), unknown
     /// before. Beacon regions: outside once the observer has listened through the initial scan window without a
-    /// match (docs/semantics.md "Beacons").
+    /// match (docs/semantics.md "Beacons"). Inlined: called out of line from a mutating method, it was handed a
+    /// copy of the whole engine state.
+    @inline(__always)
     func impliedPhase(device d: Int32, slot: Int32, at time: Timestamp) -> PairState.Phase {
         let g = slots[Int(slot)]
         if g.kind == .beacon {
@@ -61,7 +63,10 @@ extension EngineCore {
         let c = slots[Int(slot)]
         guard c.kind != .empty else { return .unknown }
         let pi = pairIndex(device: d, slot: slot)
-        let phase = pi.map { devices[Int(d)].pairs[$0].phase } ?? impliedPhase(device: d, slot: slot, at: time)
+        // Not `pi.map { … }`: a closure reading `self` in a mutating method copied the whole engine state (616
+        // bytes) onto the stack on every call.
+        let phase: PairState.Phase
+        if let pi { phase = devices[Int(d)].pairs[pi].phase } else { phase = impliedPhase(device: d, slot: slot, at: time) }
         switch side {
         case .uncertain:
             // Changes nothing, but an implied "unknown" must not turn into an implied "outside" after this fix.
@@ -158,7 +163,11 @@ extension EngineCore {
         }
         // Looked for before any write: after most fixes nothing goes, and a removal's write access checks the
         // list's uniqueness and rebuilds its tail even when it removes nothing.
-        guard devices[Int(d)].pairs.contains(where: removable) else { return }
+        // Each pair is looked at in place (a copy of a pair copies its evidence, an enum that may hold references).
+        let count = devices[Int(d)].pairs.count
+        var k = 0
+        while k < count, !devices[Int(d)].pairs.withUnsafeBufferPointer({ removable($0[k]) }) { k += 1 }
+        guard k < count else { return }
         devices[Int(d)].pairs.removeAll(where: removable)
     }
 }

@@ -61,6 +61,8 @@ struct RegionIndex {
     private var entrySlots: [Int32] = []
     private var entryBoxes: [CompactBox] = []
     private var occupiedLevels: [Int] = []
+    /// Every live region has one box, so no cell lists a region twice: a one-cell query needs no de-duplication.
+    private var entriesDistinctPerCell = true
 
     // Added since the last rebuild: a small grid of linked nodes at the same levels.
     private struct OverflowNode {
@@ -235,6 +237,7 @@ struct RegionIndex {
         entrySlots = slots
         entryBoxes = boxes
         occupiedLevels = levelsSeen.sorted()
+        entriesDistinctPerCell = filed.count == boxesBySlot.reduce(0) { $0 + ($1.isEmpty ? 0 : 1) }
         baseLevel = base
         version &+= 1
         if version & 0x7FF == 0 { cacheEpoch += 1 }
@@ -317,6 +320,16 @@ struct RegionIndex {
                         }
                     }
                     let start = Int(cache.start), end = start + Int(cache.count)
+                    if entriesDistinctPerCell, overflowNodes.isEmpty {
+                        // Each region is in the cell once and nothing was reported before: the slot's stamp is
+                        // only written (reading it first was a cache miss per candidate with many regions).
+                        for i in start..<end where boxes[i].near(fLat, fLon, margins().lat, margins().lon) {
+                            let slot = slots[i]
+                            stamps[Int(slot)] = stamp
+                            out.append(slot)
+                        }
+                        return
+                    }
                     for i in start..<end where boxes[i].near(fLat, fLon, margins().lat, margins().lon) { report(slots[i]) }
                     return
                 }

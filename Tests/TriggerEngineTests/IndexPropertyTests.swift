@@ -120,7 +120,15 @@ import TestSupport
                 let box = BoundingBox(minLatitude: max(-90, lat - dLat), maxLatitude: min(90, lat + dLat),
                                       minLongitude: lon, maxLongitude: min(180, lon + dLon))
                 boxes.append(box)
-                index.insert(slot: Int32(k), boxes: [box])
+                // Every seventh region has a second, overlapping box (a multipolygon's parts): it shares cells with
+                // the first, and the query must still report the region once.
+                if seed % 3 == 0, k % 7 == 3 {
+                    let inner = BoundingBox(minLatitude: box.minLatitude, maxLatitude: (box.minLatitude + box.maxLatitude) / 2,
+                                            minLongitude: box.minLongitude, maxLongitude: box.maxLongitude)
+                    index.insert(slot: Int32(k), boxes: [box, inner])
+                } else {
+                    index.insert(slot: Int32(k), boxes: [box])
+                }
             }
             if batch { index.endBatch() }
             var stamps = [UInt32](repeating: 0, count: boxes.count)
@@ -141,6 +149,7 @@ import TestSupport
                 index.query(latitude: point.latitude, longitude: point.longitude, margin: margin, stamp: UInt32(p + 1),
                             stamps: &stamps, into: &out, cache: &cache)
                 let found = Set(out)
+                #expect(found.count == out.count, "seed \(seed) point \(p): a region reported twice")
                 // Half the margin, at the point's latitude: clear of the rounding the index may do at the edge.
                 let mLat = Geodesy.latitudeDegrees(spanning: margin / 2)
                 let mLon = Geodesy.longitudeDegrees(spanning: margin / 2, atLatitude: min(89.9, abs(point.latitude)))
@@ -148,6 +157,45 @@ import TestSupport
                 where point.latitude >= b.minLatitude - mLat && point.latitude <= b.maxLatitude + mLat
                     && point.longitude >= b.minLongitude - mLon && point.longitude <= b.maxLongitude + mLon {
                     #expect(found.contains(Int32(k)), "seed \(seed) point \(p) \(point) margin \(margin) box \(k) \(b)")
+                }
+            }
+        }
+    }
+
+    /// Regions of about one size, so the grid has one level and a query of an accurate fix reads one cell (the
+    /// path that skips de-duplication when every region has one box): with and without multi-box regions, with
+    /// and without regions added since the last rebuild, every box holding the point is reported, and once.
+    @Test func oneCellQueriesReportEachRegionOnce() async throws {
+        await propertyCheck(count: 16, input: Gen.int(in: 0...1_000_000_000)) { seed in
+            var rng = SplitMix(seed: UInt64(truncatingIfNeeded: seed))
+            var index = RegionIndex(accuracyAllowance: 50)
+            let multiBox = seed % 2 == 0
+            var boxes: [[BoundingBox]] = []
+            index.beginBatch()
+            for k in 0..<400 {
+                if k == 360, seed % 3 == 0 { index.endBatch() }  // the rest through the overflow
+                let lat = 52 + rng.double(0, 0.05), lon = 13 + rng.double(0, 0.08)
+                let metres = rng.double(150, 250)
+                let dLat = Geodesy.latitudeDegrees(spanning: metres), dLon = Geodesy.longitudeDegrees(spanning: metres, atLatitude: lat)
+                var parts = [BoundingBox(minLatitude: lat - dLat, maxLatitude: lat + dLat, minLongitude: lon - dLon, maxLongitude: lon + dLon)]
+                if multiBox, k % 5 == 0 {
+                    parts.append(BoundingBox(minLatitude: lat, maxLatitude: lat + dLat, minLongitude: lon - dLon / 2, maxLongitude: lon + dLon))
+                }
+                boxes.append(parts)
+                index.insert(slot: Int32(k), boxes: parts)
+            }
+            if seed % 3 != 0 { index.endBatch() }
+            var stamps = [UInt32](repeating: 0, count: boxes.count)
+            var cache = RegionIndex.CellCache()
+            for p in 0..<600 {
+                let point = (latitude: 52 + rng.double(0, 0.05), longitude: 13 + rng.double(0, 0.08))
+                var out: [Int32] = []
+                index.query(latitude: point.latitude, longitude: point.longitude, margin: 0, stamp: UInt32(p + 1),
+                            stamps: &stamps, into: &out, cache: &cache)
+                let found = Set(out)
+                #expect(found.count == out.count, "seed \(seed) point \(p): a region reported twice")
+                for (k, parts) in boxes.enumerated() where parts.contains(where: { $0.contains(latitude: point.latitude, longitude: point.longitude) }) {
+                    #expect(found.contains(Int32(k)), "seed \(seed) point \(p) region \(k)")
                 }
             }
         }
