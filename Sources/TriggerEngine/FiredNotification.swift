@@ -8,7 +8,9 @@ public struct FiredNotification: Sendable, Hashable {
     public enum Event: String, Sendable { case entry, exit }
 
     enum Storage: Sendable {
-        case fields(Fields)
+        /// Boxed: inline, every notification was the size of all these fields (384 bytes), copied by value at each
+        /// hand-over, though one from the engine holds a firing until a field is set.
+        indirect case fields(Fields)
         case firing(Firing)
     }
 
