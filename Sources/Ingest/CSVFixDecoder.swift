@@ -15,6 +15,8 @@ public struct CSVFixDecoder: TraceDecoding, Sendable {
     private var layout: CSVLayout?
     private var rules = FixRules(names: .spec, numbersFromText: true)
     private var delimiter: UInt8 = 44
+    /// The last record's timestamp date (`RFC3339Day`).
+    private var day = RFC3339Day()
     private var cells: [CSVCell] = []
     private var rowsNotRead = 0
     /// Distinct devices among the first `Self.deviceSampleSize` fixes, while they are being counted.
@@ -118,7 +120,7 @@ public struct CSVFixDecoder: TraceDecoding, Sendable {
         fields.speed = value(layout.speed)
         fields.course = value(layout.course)
         do throws(FieldProblem) {
-            let fix = try fields.makeFix(rules, defaultDevice: defaultDevice)
+            let fix = try fields.makeFix(rules, defaultDevice: defaultDevice, day: &day)
             if sampled < Self.deviceSampleSize, layout.device != nil {
                 deviceSample.insert(fix.device)
                 sampled += 1

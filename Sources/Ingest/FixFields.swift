@@ -15,11 +15,17 @@ struct FixFields {
     var course = RawValue.absent
 
     func makeFix(_ rules: FixRules, defaultDevice: String?) throws(FieldProblem) -> LocationFix {
+        var day = RFC3339Day()
+        return try makeFix(rules, defaultDevice: defaultDevice, day: &day)
+    }
+
+    /// `day`: the decoder's last RFC 3339 date, so a run of timestamps on one date skips reading it again.
+    func makeFix(_ rules: FixRules, defaultDevice: String?, day: inout RFC3339Day) throws(FieldProblem) -> LocationFix {
         let latitude = try Self.number(self.latitude, .latitude, rules)
         let longitude = try Self.number(self.longitude, .longitude, rules)
         guard let latitude else { throw FieldProblem.missing(rules.names.latitude) }
         guard let longitude else { throw FieldProblem.missing(rules.names.longitude) }
-        let timestamp = try Self.timestamp(self.timestamp, .timestamp, rules)
+        let timestamp = try Self.timestamp(self.timestamp, .timestamp, rules, day: &day)
         var accuracy = try Self.number(self.accuracy, .accuracy, rules)
         if rules.nonPositiveAccuracyIsUnknown, let a = accuracy, a <= 0 { accuracy = nil }
         let altitude = try Self.finite(Self.number(self.altitude, .altitude, rules), .altitude, rules)
@@ -58,6 +64,11 @@ struct FixFields {
     }
 
     static func timestamp(_ v: RawValue, _ key: FixField, _ rules: FixRules) throws(FieldProblem) -> Timestamp {
+        var day = RFC3339Day()
+        return try timestamp(v, key, rules, day: &day)
+    }
+
+    static func timestamp(_ v: RawValue, _ key: FixField, _ rules: FixRules, day: inout RFC3339Day) throws(FieldProblem) -> Timestamp {
         func field() -> String { rules.names[key] }
         switch v {
         case .absent, .null:
@@ -81,7 +92,7 @@ struct FixFields {
                 throw FieldProblem.wrongType(field(), expected: "an integer", found: v)
             }
             let t: Timestamp?
-            if case .bytes(let b) = v { t = textTime(trimmed(b)) } else { t = v.withText(textTime) ?? nil }
+            if case .bytes(let b) = v { t = textTime(trimmed(b), day: &day) } else { t = v.withText(textTime) ?? nil }
             guard let t else {
                 throw FieldProblem(field: field(), reason: "\(quoted(v)) is neither RFC 3339 nor a Unix time",
                                    kind: IngestError.Kind.invalidTimestamp)
@@ -93,7 +104,12 @@ struct FixFields {
     }
 
     static func textTime(_ text: UnsafeRawBufferPointer) -> Timestamp? {
-        if let t = Timestamp.parseRFC3339(text) { return t }
+        var day = RFC3339Day()
+        return textTime(text, day: &day)
+    }
+
+    static func textTime(_ text: UnsafeRawBufferPointer, day: inout RFC3339Day) -> Timestamp? {
+        if let t = Timestamp.parseRFC3339(text, day: &day) { return t }
         if let d = decimal(text) { return unixTime(d) }
         return nil
     }

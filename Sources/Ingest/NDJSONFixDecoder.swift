@@ -12,6 +12,8 @@ public struct NDJSONFixDecoder: TraceDecoding, Sendable {
     private var lines = LineSplitter()
     /// The last line's shape, so the next line with the same keys is read without scanning them (`FixLayout`).
     private var layout = FixLayout()
+    /// The last line's timestamp date (`RFC3339Day`).
+    private var day = RFC3339Day()
 
     static let rules = FixRules(names: .spec)
 
@@ -29,10 +31,12 @@ public struct NDJSONFixDecoder: TraceDecoding, Sendable {
         var layout = FixLayout()
         swap(&layout, &self.layout)
         defer { swap(&layout, &self.layout) }
+        var day = day
+        defer { self.day = day }
         // Static, with its inputs as locals: calling an instance method here copied the decoder for every line.
         let source = source, defaultDevice = defaultDevice, limit = splitter.maximumLength
         splitter.feed(chunk) {
-            Self.decodeLine($0, source: source, defaultDevice: defaultDevice, limit: limit, layout: &layout, onFix: onFix, onError: onError)
+            Self.decodeLine($0, source: source, defaultDevice: defaultDevice, limit: limit, layout: &layout, day: &day, onFix: onFix, onError: onError)
         }
     }
 
@@ -43,14 +47,17 @@ public struct NDJSONFixDecoder: TraceDecoding, Sendable {
         var layout = FixLayout()
         swap(&layout, &self.layout)
         defer { swap(&layout, &self.layout) }
+        var day = day
+        defer { self.day = day }
         let source = source, defaultDevice = defaultDevice, limit = splitter.maximumLength
         splitter.finish {
-            Self.decodeLine($0, source: source, defaultDevice: defaultDevice, limit: limit, layout: &layout, onFix: onFix, onError: onError)
+            Self.decodeLine($0, source: source, defaultDevice: defaultDevice, limit: limit, layout: &layout, day: &day, onFix: onFix, onError: onError)
         }
     }
 
     private static func decodeLine(_ line: LineSplitter.Line, source: String, defaultDevice: String?, limit: Int,
-                                   layout: inout FixLayout, onFix: (LocationFix) -> Void, onError: (IngestError) -> Void) {
+                                   layout: inout FixLayout, day: inout RFC3339Day, onFix: (LocationFix) -> Void,
+                                   onError: (IngestError) -> Void) {
         func problemError(_ p: FieldProblem, _ line: LineSplitter.Line) -> IngestError {
             p.ingestError(source: source, line: line.number, offset: line.offset)
         }
@@ -73,7 +80,7 @@ public struct NDJSONFixDecoder: TraceDecoding, Sendable {
             }
         }
         do throws(FieldProblem) {
-            onFix(try fields.makeFix(rules, defaultDevice: defaultDevice))
+            onFix(try fields.makeFix(rules, defaultDevice: defaultDevice, day: &day))
         } catch {
             onError(problemError(error, line))
         }

@@ -10,6 +10,14 @@ extension Timestamp {
 
     /// Byte-level RFC 3339 reader for the ingest hot path (no allocation).
     public static func parseRFC3339(_ b: UnsafeRawBufferPointer) -> Timestamp? {
+        var day = RFC3339Day()
+        return parseRFC3339(b, day: &day)
+    }
+
+    /// `parseRFC3339(_:)`, remembering the last date in `day`: a timestamp on the same date as the one before
+    /// (the first ten bytes equal) has only its time of day read. Lines of a trace mostly share a date, and the
+    /// date's digits, checks and day count were about a third of the time spent on timestamps.
+    public static func parseRFC3339(_ b: UnsafeRawBufferPointer, day cache: inout RFC3339Day) -> Timestamp? {
         let n = b.count
         var i = 0
         @inline(__always) func digits(_ count: Int) -> Int? {
@@ -28,10 +36,18 @@ extension Timestamp {
             i += 1
             return true
         }
-        guard let year = digits(4), expect(45), let month = digits(2), expect(45), let day = digits(2) else { return nil }
-        guard (1...12).contains(month), day >= 1, day <= daysInMonth(year: year, month: month) else { return nil }
+        let dayStart: Int64
+        if let start = cache.start(of: b) {
+            dayStart = start
+            i = 10
+        } else {
+            guard let year = digits(4), expect(45), let month = digits(2), expect(45), let day = digits(2) else { return nil }
+            guard (1...12).contains(month), day >= 1, day <= daysInMonth(year: year, month: month) else { return nil }
+            dayStart = Timestamp(year: year, month: month, day: day).microseconds
+            cache.remember(b, start: dayStart)
+        }
         guard i < n, b[i] == 84 || b[i] == 116 || b[i] == 32 else {
-            return i == n ? Timestamp(year: year, month: month, day: day) : nil
+            return i == n ? Timestamp(microseconds: dayStart) : nil
         }
         i += 1
         guard let hour = digits(2), expect(58), let minute = digits(2) else { return nil }
@@ -71,8 +87,8 @@ extension Timestamp {
         }
         guard i == n else { return nil }
         // A leap second (:60) is folded onto the next second, as POSIX time does.
-        let t = Timestamp(year: year, month: month, day: day, hour: hour, minute: minute, second: second, microsecond: micro)
-        return Timestamp(microseconds: t.microseconds - Int64(offset) * 1_000_000)
+        let t = dayStart + Int64(hour * 3600 + minute * 60 + second) * 1_000_000 + Int64(micro)
+        return Timestamp(microseconds: t - Int64(offset) * 1_000_000)
     }
 
     @inlinable
@@ -82,5 +98,35 @@ extension Timestamp {
         case 4, 6, 9, 11: return 30
         default: return 31
         }
+    }
+}
+
+/// The last date `Timestamp.parseRFC3339(_:day:)` read: its ten bytes (`YYYY-MM-DD`) and the microsecond its day
+/// starts at (UTC). Empty until a first date is read.
+public struct RFC3339Day: Sendable {
+    private var head: UInt64 = 0
+    private var tail: UInt16 = 0
+    private var dayStart: Int64 = 0
+    private var known = false
+
+    public init() {}
+
+    /// The remembered day's start when `b` begins with the same ten bytes and goes on (a date-time, not a date).
+    @inline(__always)
+    func start(of b: UnsafeRawBufferPointer) -> Int64? {
+        guard known, b.count > 10, b.loadUnaligned(as: UInt64.self) == head,
+            b.loadUnaligned(fromByteOffset: 8, as: UInt16.self) == tail
+        else { return nil }
+        return dayStart
+    }
+
+    /// Remembers `b`'s first ten bytes, a valid date starting at `start`.
+    @inline(__always)
+    mutating func remember(_ b: UnsafeRawBufferPointer, start: Int64) {
+        guard b.count > 10 else { return }
+        head = b.loadUnaligned(as: UInt64.self)
+        tail = b.loadUnaligned(fromByteOffset: 8, as: UInt16.self)
+        dayStart = start
+        known = true
     }
 }
