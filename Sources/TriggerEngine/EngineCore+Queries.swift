@@ -36,17 +36,15 @@ extension EngineCore {
             out.append(RegionOccupant(device: devices[Int(d)].name, identifier: identifier,
                                       phase: p.phase == .inside ? "inside" : "entering", since: p.since))
         }
-        for slot in slots {
-            guard let c = compiled[Int(slot)] else { continue }
-            if configuration.tracksOccupants {
+        let requests = slots.compactMap { slot in compiled[Int(slot)].map { (slot: slot, identifier: $0.request.identifier) } }
+        if configuration.tracksOccupants {
+            for r in requests {
                 var seen = Set<Int32>()
-                for d in occupantCandidates[Int(slot)] where seen.insert(d).inserted {
-                    note(device: d, slot: slot, identifier: c.request.identifier)
-                }
-            } else {
-                for d in devices.indices where !devices[d].pairs.isEmpty {
-                    note(device: Int32(d), slot: slot, identifier: c.request.identifier)
-                }
+                for d in occupantCandidates[Int(r.slot)] where seen.insert(d).inserted { note(device: d, slot: r.slot, identifier: r.identifier) }
+            }
+        } else {
+            for d in devices.indices where !devices[d].pairs.isEmpty {
+                for r in requests { note(device: Int32(d), slot: r.slot, identifier: r.identifier) }
             }
         }
         out.sort { ($0.device, $0.identifier) < ($1.device, $1.identifier) }
@@ -83,7 +81,9 @@ extension EngineCore {
 
     /// Notes that device `d` became inside or entering `slot`. The list is compacted (stale and repeated entries
     /// dropped) once it doubles its live length, so it stays proportional to the occupants, in amortised O(1).
+    /// Nothing when the configuration keeps no lists (`tracksOccupants`): the list is then never touched.
     mutating func noteOccupant(device d: Int32, slot: Int32) {
+        guard configuration.tracksOccupants else { return }
         let s = Int(slot)
         occupantCandidates[s].append(d)
         guard occupantCandidates[s].count >= occupantCompactAt[s] else { return }

@@ -51,7 +51,7 @@ extension EngineCore {
             k = devices[Int(d)].pairs.count - 1
         }
         // After the pair holds its phase: noting may compact the list, which keeps only current occupants.
-        if configuration.tracksOccupants, phase == .inside || phase == .entering { noteOccupant(device: d, slot: slot) }
+        if phase == .inside || phase == .entering { noteOccupant(device: d, slot: slot) }
         return k
     }
 

@@ -101,7 +101,7 @@ extension TriggerEngine {
                     p.evidence = evidence
                     core.devices[Int(d)].pairs.append(p)
                     core.scheduleDeadlines(of: p, device: d)
-                    if core.configuration.tracksOccupants, p.phase == .inside || p.phase == .entering { core.noteOccupant(device: d, slot: p.slot) }
+                    if p.phase == .inside || p.phase == .entering { core.noteOccupant(device: d, slot: p.slot) }
                 }
             }
             restore(counters: counters)

@@ -131,7 +131,7 @@ extension TriggerEngine {
             let p = persisted.pairState(slot: slot, slotGeneration: core.slotGenerations[Int(slot)])
             core.devices[Int(d)].pairs.append(p)
             core.scheduleDeadlines(of: p, device: d)
-            if core.configuration.tracksOccupants, p.phase == .inside || p.phase == .entering { core.noteOccupant(device: d, slot: p.slot) }
+            if p.phase == .inside || p.phase == .entering { core.noteOccupant(device: d, slot: p.slot) }
         }
     }
 }
