@@ -35,6 +35,9 @@ public struct DeliveryConfiguration: Sendable {
         if ndjson.rotateBytes < 0 || ndjson.keep < 1 {
             throw DeliveryConfigurationError(reason: "NDJSON rotation needs a size ≥ 0 (0: never) and at least one kept file")
         }
+        if ndjson.linger < .zero || ndjson.linger > .seconds(1) {
+            throw DeliveryConfigurationError(reason: "the NDJSON linger must be between 0 and 1 second")
+        }
     }
 }
 
@@ -92,10 +95,14 @@ public struct NDJSONOptions: Sendable {
     public var rotateBytes: Int
     /// Rotated files kept: PATH.1 (newest) … PATH.keep.
     public var keep: Int
+    /// A file sink's `ConfiguredSink.linger`: under load, one write and one fsync carry the notifications of
+    /// several journal records instead of one each.
+    public var linger: Duration
 
-    public init(rotateBytes: Int = 0, keep: Int = 5) {
+    public init(rotateBytes: Int = 0, keep: Int = 5, linger: Duration = .milliseconds(5)) {
         self.rotateBytes = rotateBytes
         self.keep = keep
+        self.linger = linger
     }
 }
 

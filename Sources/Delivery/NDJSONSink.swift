@@ -26,6 +26,9 @@ public final class NDJSONSink: NotificationSink {
         var fd: Int32
         /// The last good length: everything up to here is complete, fsync'd lines.
         var size: Int
+        /// A failed write may have left bytes past `size` that could not be cut yet: the next delivery cuts them
+        /// first. (Checking the length before every write was an `fstat` per delivery.)
+        var mayHaveFragment = false
     }
 
     public init(path: String, name: String, options: NDJSONOptions = .init()) throws(DeliveryFailure) {
@@ -76,7 +79,10 @@ public final class NDJSONSink: NotificationSink {
         try file.withLock { (f: inout File) throws(DeliveryFailure) in
             if f.fd < 0 { f = try Self.openFile(path) }
             // A cut that failed earlier is retried before anything is appended.
-            try Self.truncate(f.fd, to: f.size, path: path)
+            if f.mayHaveFragment {
+                try Self.truncate(f.fd, to: f.size, path: path)
+                f.mayHaveFragment = false
+            }
             if options.rotateBytes > 0, f.size > 0, f.size + bytes.count > options.rotateBytes {
                 try rotate(&f)
             }
@@ -85,7 +91,7 @@ public final class NDJSONSink: NotificationSink {
                 guard fsync(f.fd) == 0 else { throw .retryable(reason: "fsync of \(path) failed: \(Self.errorText())", after: nil) }
             } catch {
                 // Cut the fragment now; if even that fails, the next delivery cuts it before writing.
-                try? Self.truncate(f.fd, to: f.size, path: path)
+                do throws(DeliveryFailure) { try Self.truncate(f.fd, to: f.size, path: path) } catch { f.mayHaveFragment = true }
                 throw error
             }
             f.size += bytes.count

@@ -189,8 +189,26 @@ actor SinkWorker {
         return (batch, parts)
     }
 
+    /// When each lane's last delivery began, for `ConfiguredSink.linger`.
+    private var deliveryStarts: [String: ContinuousClock.Instant] = [:]
+
     private func runLane(_ key: String) async {
         lane: while !stopping, let queue = lanes[key], queue.count > inFlight[key, default: 0] {
+            if configured.linger > .zero, queue.count - inFlight[key, default: 0] < configured.batchSize,
+               let last = deliveryStarts[key], last + configured.linger > .now {
+                // Entries read meanwhile (`refill` runs between the actor's awaits) join the batch.
+                try? await Task.sleep(until: last + configured.linger, clock: .continuous)
+                deliveryStarts[key] = nil
+                continue lane
+            }
+            if configured.linger > .zero {
+                let now = ContinuousClock.now
+                // Per-device lanes come and go: starts older than the linger say nothing any more.
+                if deliveryStarts.count > 4 * configured.concurrency {
+                    deliveryStarts = deliveryStarts.filter { $0.value + configured.linger > now }
+                }
+                deliveryStarts[key] = now
+            }
             let (batch, parts) = nextBatch(key)
             defer { for part in parts where part.key != key { joined.remove(part.key) } }
             do {

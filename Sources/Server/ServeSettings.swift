@@ -86,6 +86,8 @@ public enum ServeSettings {
         .init("ndjson.rotateBytes", flag: "ndjson-rotate-bytes", .integer, default: "0",
               help: "NDJSON file sinks: rotate before a file would exceed this many bytes (0: never)."),
         .init("ndjson.keep", flag: "ndjson-keep", .integer, default: "5", help: "NDJSON file sinks: rotated files kept (PATH.1 newest … PATH.N)."),
+        .init("ndjson.linger", flag: "ndjson-linger", .number, default: "0.005",
+              help: "NDJSON file sinks: seconds a batch that is not full waits after the previous write began, so under load one write and fsync carry more notifications (0: write at once; an idle sink never waits)."),
     ]
 
     /// The environment variable naming the configuration file (the `--config` flag wins over it).
@@ -355,7 +357,7 @@ public enum ServeSettings {
 
 extension ServeSettings {
     /// Positive seconds below a billion, as a Duration; nil when unset.
-    static func seconds(_ key: String, _ values: [String: (value: ConfigContent, origin: String)],
+    static func seconds(_ key: String, _ values: [String: (value: ConfigContent, origin: String)], allowZero: Bool = false,
                         fail: (String, String) -> ServerConfigurationError) throws(ServerConfigurationError) -> Duration? {
         let d: Double
         switch values[key]?.value {
@@ -363,8 +365,10 @@ extension ServeSettings {
         case .int(let n)?: d = Double(n)
         default: return nil
         }
-        guard d.isFinite, d > 0, d < 1e9 else { throw fail(key, "\(key) must be a positive number of seconds, got \(d)") }
-        return .milliseconds(Int64((d * 1000).rounded()))
+        guard d.isFinite, d > 0 || (allowZero && d == 0), d < 1e9 else {
+            throw fail(key, "\(key) must be a \(allowZero ? "non-negative" : "positive") number of seconds, got \(d)")
+        }
+        return .microseconds(Int64((d * 1_000_000).rounded()))
     }
 
     /// The HTTP server's timeouts and connection bound.
@@ -385,7 +389,9 @@ extension ServeSettings {
     static func delivery(_ values: [String: (value: ConfigContent, origin: String)],
                          fail: (String, String) -> ServerConfigurationError) throws(ServerConfigurationError) -> DeliveryConfiguration {
         func integer(_ key: String) -> Int? { if case .int(let n)? = values[key]?.value { n } else { nil } }
-        func seconds(_ key: String) throws(ServerConfigurationError) -> Duration? { try Self.seconds(key, values, fail: fail) }
+        func seconds(_ key: String, allowZero: Bool = false) throws(ServerConfigurationError) -> Duration? {
+            try Self.seconds(key, values, allowZero: allowZero, fail: fail)
+        }
         var d = DeliveryConfiguration()
         if let n = integer("outbox.maxEntries") { d.maximumEntries = n }
         if let t = try seconds("outbox.maxAge") { d.maximumAge = t }
@@ -404,6 +410,7 @@ extension ServeSettings {
         }
         if let n = integer("ndjson.rotateBytes") { d.ndjson.rotateBytes = n }
         if let n = integer("ndjson.keep") { d.ndjson.keep = n }
+        if let t = try seconds("ndjson.linger", allowZero: true) { d.ndjson.linger = t }
         do { try d.validate() } catch { throw ServerConfigurationError(reason: error.reason) }
         return d
     }

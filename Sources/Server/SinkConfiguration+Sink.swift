@@ -6,7 +6,9 @@ extension SinkConfiguration {
     func makeSink(_ delivery: DeliveryConfiguration) throws(DeliveryFailure) -> ConfiguredSink {
         switch self {
         case .ndjson(let path):
-            ConfiguredSink(sink: try NDJSONSink(path: path, name: name, options: delivery.ndjson), concurrency: 1, batchSize: 256)
+            // Standard output has no fsync to share, and whoever reads it may want each line at once.
+            ConfiguredSink(sink: try NDJSONSink(path: path, name: name, options: delivery.ndjson), concurrency: 1, batchSize: 1024,
+                           linger: path == "-" ? .zero : delivery.ndjson.linger)
         case .webhook(let url):
             ConfiguredSink(sink: WebhookSink(url: url, name: name, options: delivery.webhook),
                            concurrency: delivery.webhook.concurrency, batchSize: delivery.webhook.batch)

@@ -91,6 +91,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ServeCommand.help("outbox.maxAge")) var outboxMaxAge: Double?
     @Option(help: ServeCommand.help("ndjson.rotateBytes")) var ndjsonRotateBytes: Int?
     @Option(help: ServeCommand.help("ndjson.keep")) var ndjsonKeep: Int?
+    @Option(help: ServeCommand.help("ndjson.linger")) var ndjsonLinger: Double?
 
     /// The flags given, by setting key.
     var flags: [String: ServeSettings.FlagValue] {
@@ -126,6 +127,7 @@ struct ServeCommand: AsyncParsableCommand {
         put("outbox.maxAge", outboxMaxAge)
         put("ndjson.rotateBytes", ndjsonRotateBytes)
         put("ndjson.keep", ndjsonKeep)
+        put("ndjson.linger", ndjsonLinger)
         put("allowedLateness", allowedLateness)
         put("maxFuture", maxFuture)
         put("journal.segmentBytes", journalSegmentBytes)

@@ -72,6 +72,27 @@ struct ReplayCommand: ParsableCommand {
         // Paced output is watched as it happens (often through a pipe): each notification is written at once.
         let sink = try OutputSink(path: output, keepLines: keep, flushesEachLine: speed != nil)
         var summary = ReplaySummary(regionCount: requests.count)
+        // Notifications are rendered and written on a thread of their own, handed over once per batch of fixes;
+        // paced output is watched as it happens, so it is written here, at once.
+        let writer = speed == nil ? NotificationWriterThread(sink: sink) : nil
+        writer?.start()
+        var pending: [FiredNotification] = []
+        var pacedTally = NotificationTally()
+        func emit(_ n: FiredNotification) {
+            if writer != nil { pending.append(n) } else { pacedTally.record(n); sink.write(n) }
+        }
+        func handOver() {
+            guard let writer, !pending.isEmpty else { return }
+            let count = pending.count
+            writer.submit(pending)
+            pending = []
+            pending.reserveCapacity(count)
+        }
+        /// Everything written and flushed, and counted in the summary.
+        func closeOutput() {
+            handOver()
+            if let writer { summary.tally = writer.finish() } else { summary.tally = pacedTally; sink.flush() }
+        }
         var pacer = speed.map { RealTimePacer(speed: $0) }
         var failed: IngestError?
         var buffered: [LocationFix] = []
@@ -84,8 +105,7 @@ struct ReplayCommand: ParsableCommand {
         func evaluate(_ fix: LocationFix) {
             pacer?.wait(until: fix.timestamp)
             let outcome = engine.process(fix) { n in
-                summary.record(n)
-                sink.write(n)
+                emit(n)
                 htmlReport?.record(n)
             }
             if case .rejected(let reason) = outcome { summary.reject(reason) }
@@ -103,6 +123,7 @@ struct ReplayCommand: ParsableCommand {
         var currentPath = ""
         while let batch = pipeline.next() {
             defer {
+                handOver()
                 // After the batch's fixes: a file that failed part-way gave what it could.
                 if !batch.warnings.isEmpty || batch.failure != nil { progress?.finish() }
                 for warning in batch.warnings { summary.warn(warning) }
@@ -110,7 +131,7 @@ struct ReplayCommand: ParsableCommand {
             }
             if let failure = batch.failure, strict {
                 pipeline.cancel()
-                sink.flush()
+                closeOutput()
                 FileHandle.standardError.write("geotrigger: \(failure)\n(--strict: stopped at the first unusable file)\n".data(using: .utf8)!)
                 throw ExitStatus.unusableInput.code
             }
@@ -123,10 +144,8 @@ struct ReplayCommand: ParsableCommand {
                 summary.fixesRead += batch.fixes.count
                 batch.fixes.withUnsafeBufferPointer { fixes in
                     for k in fixes.indices {
-                        let outcome = engine.process(fixes[k]) { n in
-                            summary.record(n)
-                            sink.write(n)
-                        }
+                        // `plain` means unpaced, so the writer thread is there.
+                        let outcome = engine.process(fixes[k]) { n in pending.append(n) }
                         if case .rejected(let reason) = outcome { summary.reject(reason) }
                     }
                 }
@@ -156,7 +175,7 @@ struct ReplayCommand: ParsableCommand {
             progress?.update(bytes: batch.bytesRead, records: summary.fixesRead)
             if let failed {
                 pipeline.cancel()
-                sink.flush()
+                closeOutput()
                 FileHandle.standardError.write("geotrigger: \(failed)\n(--strict: stopped at the first bad record)\n".data(using: .utf8)!)
                 throw ExitStatus.unusableInput.code
             }
@@ -170,11 +189,10 @@ struct ReplayCommand: ParsableCommand {
         // The end of the input: every device is silent from here, so the deadlines they left pending up to the
         // newest timestamp seen fire; later ones stay pending, as they would in live operation at that moment.
         engine.finish { n in
-            summary.record(n)
-            sink.write(n)
+            emit(n)
             htmlReport?.record(n)
         }
-        sink.flush()
+        closeOutput()
         summary.elapsed = (clock.now - started).seconds
         summary.engine = engine.statistics
         summary.print()

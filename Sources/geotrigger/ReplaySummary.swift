@@ -9,19 +9,13 @@ struct ReplaySummary {
     var ingestErrors: [String: Int] = [:]
     var listed = 0
     var engineRejected: [FixRejection: Int] = [:]
-    var transitions: [String: (entries: Int, exits: Int)] = [:]
-    var notifications = 0
+    /// The notifications written, counted where they are written (`NotificationWriterThread`).
+    var tally = NotificationTally()
     /// Trace files skipped whole or from the point they failed.
     var skippedFiles: [String] = []
     var warnings = 0
     var elapsed = 0.0
     var engine = EngineStatistics()
-
-    mutating func record(_ n: FiredNotification) {
-        notifications += 1
-        // One lookup, modified in place: a notification-dense replay records hundreds of thousands.
-        if n.event == .entry { transitions[n.regionID, default: (0, 0)].entries += 1 } else { transitions[n.regionID, default: (0, 0)].exits += 1 }
-    }
 
     mutating func reject(_ reason: FixRejection) { engineRejected[reason, default: 0] += 1 }
 
@@ -59,6 +53,7 @@ struct ReplaySummary {
         }
         if warnings > 0 { s += "  warnings           \(warnings) (above)\n" }
         s += "  transitions        \(engine.entries) entries, \(engine.exits) exits\n"
+        let transitions = tally.transitions
         for (region, t) in transitions.sorted(by: { $0.key < $1.key }).prefix(30) {
             s += "    \(region): \(t.entries) entry, \(t.exits) exit notifications\n"
         }
@@ -67,7 +62,7 @@ struct ReplaySummary {
         if engine.suppressedByMinimumInterval > 0 {
             s += "  suppressed         \(engine.suppressedByMinimumInterval) (minimumInterval)\n"
         }
-        s += "  notifications      \(notifications)\n"
+        s += "  notifications      \(tally.notifications)\n"
         let rate = elapsed > 0 ? Double(fixesRead) / elapsed : 0
         s += String(format: "  throughput         %.0f fixes/s (%.3f s)\n", rate, elapsed)
         FileHandle.standardError.write(s.data(using: .utf8)!)
