@@ -142,7 +142,7 @@ import Testing
         let secret = try file("  s3cret\n", name: "secret")
         let config = try file("""
             {"retry": {"initial": 1, "maximum": 30.5}, "webhook": {"batch": 20, "secretFile": "\(secret)"},
-             "outbox": {"maxEntries": 500}, "ndjson": {"rotateBytes": 4096, "keep": 3}}
+             "outbox": {"maxEntries": 500}, "ndjson": {"rotateBytes": 4096, "keep": 3, "linger": 0.0125}}
             """)
         let r = try await ServeSettings.resolve(
             flags: ["webhook.concurrency": .integer(2), "outbox.maxAge": .number(60)],
@@ -155,12 +155,15 @@ import Testing
         #expect(d.webhook.secret == Array("s3cret".utf8))   // whitespace trimmed
         #expect(d.maximumEntries == 500 && d.maximumAge == .seconds(60))
         #expect(d.ndjson.rotateBytes == 4096 && d.ndjson.keep == 3)
+        #expect(d.ndjson.linger == .microseconds(12_500))
         #expect(r.origins["webhook.concurrency"] == "flag --webhook-concurrency")
     }
 
     @Test func badDeliverySettingsNameTheirSource() async throws {
         #expect(await error(environment: ["GEOTRIGGER_RETRY_INITIAL": "soon"]).contains("environment GEOTRIGGER_RETRY_INITIAL"))
         #expect(await error(flags: ["webhook.timeout": .number(-1)]).contains("webhook.timeout must be a positive number of seconds"))
+        #expect(await error(flags: ["ndjson.linger": .number(-0.001)]).contains("ndjson.linger must be a non-negative number of seconds"))
+        #expect(await error(environment: ["GEOTRIGGER_NDJSON_LINGER": "2"]).contains("NDJSON linger must be between 0 and 1 second"))
         #expect(await error(flags: ["webhook.batch": .integer(0)]).contains("batch size must be at least 1"))
         let missing = directory.appendingPathComponent("no-such-secret").path
         #expect(await error(flags: ["webhook.secretFile": .string(missing)]).contains("cannot read the webhook secret file"))
