@@ -78,6 +78,8 @@ actor SinkWorker {
                 startReplays(&group)
             }
             stopping = true
+            // Lanes waiting out a linger deliver what they hold now.
+            for wait in lingerWaits.values { wait.cancel() }
         }
     }
 
@@ -134,6 +136,10 @@ actor SinkWorker {
         readThrough = entries.last?.sequence ?? after
         for e in entries { lanes[lane(of: e), default: []].append(e) }
         queued += entries.count
+        // A lingering lane whose batch is now full goes at once.
+        for (key, wait) in lingerWaits where (lanes[key]?.count ?? 0) - inFlight[key, default: 0] >= configured.batchSize {
+            wait.cancel()
+        }
         metrics.depth.record(outbox.depth(of: name))
     }
 
@@ -191,13 +197,19 @@ actor SinkWorker {
 
     /// When each lane's last delivery began, for `ConfiguredSink.linger`.
     private var deliveryStarts: [String: ContinuousClock.Instant] = [:]
+    /// The lanes waiting out a linger: cancelled when their batch fills up, or at shutdown.
+    private var lingerWaits: [String: Task<Void, any Error>] = [:]
 
     private func runLane(_ key: String) async {
         lane: while !stopping, let queue = lanes[key], queue.count > inFlight[key, default: 0] {
             if configured.linger > .zero, queue.count - inFlight[key, default: 0] < configured.batchSize,
                let last = deliveryStarts[key], last + configured.linger > .now {
                 // Entries read meanwhile (`refill` runs between the actor's awaits) join the batch.
-                try? await Task.sleep(until: last + configured.linger, clock: .continuous)
+                let until = last + configured.linger
+                let wait = Task { try await Task.sleep(until: until, clock: .continuous) }
+                lingerWaits[key] = wait
+                _ = await wait.result
+                lingerWaits[key] = nil
                 deliveryStarts[key] = nil
                 continue lane
             }

@@ -72,8 +72,7 @@ struct ReplayCommand: ParsableCommand {
         // Paced output is watched as it happens (often through a pipe): each notification is written at once.
         let sink = try OutputSink(path: output, keepLines: keep, flushesEachLine: speed != nil)
         var summary = ReplaySummary(regionCount: requests.count)
-        // Notifications are rendered and written on a thread of their own, handed over once per batch of fixes;
-        // paced output is watched as it happens, so it is written here, at once.
+        // Otherwise notifications are rendered and written on a thread of their own, handed over once per batch.
         let writer = speed == nil ? NotificationWriterThread(sink: sink) : nil
         writer?.start()
         var pending: [FiredNotification] = []
@@ -184,7 +183,11 @@ struct ReplayCommand: ParsableCommand {
         if sortByTime {
             // Stable: equal timestamps keep their input order (SPEC §2: arrival order).
             let order = buffered.indices.sorted { (buffered[$0].timestamp, $0) < (buffered[$1].timestamp, $1) }
-            for i in order { evaluate(buffered[i]) }
+            for (k, i) in order.enumerated() {
+                evaluate(buffered[i])
+                // In batches as the unsorted path does, so the notifications of a long trace are not all held.
+                if k % 4096 == 4095 { handOver() }
+            }
         }
         // The end of the input: every device is silent from here, so the deadlines they left pending up to the
         // newest timestamp seen fire; later ones stay pending, as they would in live operation at that moment.
