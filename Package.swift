@@ -54,7 +54,7 @@ let package = Package(
         .target(
             name: "TriggerEngine",
             dependencies: [
-                "Geometry", "JSON",
+                "Geometry", "JSON", "CPrefetch",
                 // The heap alone: the umbrella product builds every collection module.
                 .product(name: "HeapModule", package: "swift-collections"),
             ],
@@ -86,6 +86,7 @@ let package = Package(
         // The append-only journal: framed, checksummed records in segment files, group-committed fsyncs; the host's
         // records (inputs and the notifications they fired) and their binary coding.
         // CRC-32C in C: the CPU's crc32 instruction (SSE 4.2) where it has one, slicing-by-8 tables elsewhere.
+        .target(name: "CPrefetch"),
         .target(name: "CRC32C"),
         .target(
             name: "Journal",

@@ -1,3 +1,5 @@
+import CPrefetch
+
 /// A growable array whose elements start on 64-byte boundaries, so a 64-byte element occupies exactly one cache line.
 /// (`ContiguousArray` places elements 32 bytes into its allocation, which splits every such element over two lines.)
 /// Reference semantics: it lives inside the engine's state and is never shared.
@@ -33,6 +35,12 @@ final class CacheAlignedArray<Element> {
             precondition(i >= 0 && i < count, "index out of range")
             yield &base[i]
         }
+    }
+
+    /// Starts loading element `i`'s first cache line, when there is one.
+    @inline(__always)
+    func prefetch(_ i: Int) {
+        if i >= 0 && i < count { geotrigger_prefetch(base + i) }
     }
 
     /// Room for `n` elements without growing (a restore that knows how many it will append).

@@ -1,3 +1,5 @@
+import CPrefetch
+
 /// Device name → device record index, as one open-addressing array of (hash, index) words.
 ///
 /// `Dictionary<String, Int32>` keeps hashes, keys and values in separate arrays: up to three cache misses per fix
@@ -38,6 +40,29 @@ struct DeviceTable {
                 if word != Self.tombstone, UInt32(truncatingIfNeeded: word >> 32) == h {
                     let index = Int32(truncatingIfNeeded: word & 0xFFFF_FFFF)
                     if names(index) { return index }
+                }
+                i = (i + 1) & mask
+            }
+        }
+    }
+
+    /// Starts loading the word where a probe for `h` begins (`EngineCore.process(batch:)`).
+    @inline(__always)
+    func prefetch(hash h: UInt32) {
+        words.withUnsafeBufferPointer { geotrigger_prefetch($0.baseAddress! + (Int(h) & mask)) }
+    }
+
+    /// The record index of the first word with hash `h`, the name unchecked: only for prefetching, where a wrong
+    /// guess costs a load and nothing else.
+    @inline(__always)
+    func guess(hash h: UInt32) -> Int32? {
+        words.withUnsafeBufferPointer { w in
+            var i = Int(h) & mask
+            while true {
+                let word = w[i]
+                if word == Self.empty { return nil }
+                if word != Self.tombstone, UInt32(truncatingIfNeeded: word >> 32) == h {
+                    return Int32(truncatingIfNeeded: word & 0xFFFF_FFFF)
                 }
                 i = (i + 1) & mask
             }

@@ -82,6 +82,39 @@ extension EngineCore {
         return .evaluated
     }
 
+    /// Evaluates fixes in order, as `process` one by one, while the device table's words and the device records
+    /// of the fixes a few places ahead are prefetched: with many devices interleaved every fix's device is a cache
+    /// miss, and one at a time the misses do not overlap. `outcome` gets each fix's index and outcome.
+    mutating func process(batch fixes: UnsafeBufferPointer<LocationFix>, emit: (FiredNotification) -> Void,
+                          outcome: (Int, TriggerEngine.Outcome) -> Void) {
+        let far = 8, near = 4
+        // Hashes of the fixes `far` ahead, in a ring, so each name is hashed once for prefetching.
+        var ring = (UInt32(0), UInt32(0), UInt32(0), UInt32(0), UInt32(0), UInt32(0), UInt32(0), UInt32(0))
+        withUnsafeMutableBytes(of: &ring) { raw in
+            let hashes = raw.bindMemory(to: UInt32.self)
+            for k in 0..<min(far, fixes.count) {
+                hashes[k & 7] = DeviceTable.hash(fixes[k].device)
+                deviceTable.prefetch(hash: hashes[k & 7])
+            }
+        }
+        for k in fixes.indices {
+            withUnsafeMutableBytes(of: &ring) { raw in
+                let hashes = raw.bindMemory(to: UInt32.self)
+                if k + near < fixes.count, let d = deviceTable.guess(hash: hashes[(k + near) & 7]) { devices.prefetch(Int(d)) }
+                // Two ahead the record has arrived: its cached cell says which index entries the query reads first.
+                if k + 2 < fixes.count, let d = deviceTable.guess(hash: hashes[(k + 2) & 7]), Int(d) < devices.count {
+                    index.prefetch(devices[Int(d)].cellCache)
+                }
+                if k + far < fixes.count {
+                    let h = DeviceTable.hash(fixes[k + far].device)
+                    hashes[(k + far) & 7] = h
+                    deviceTable.prefetch(hash: h)
+                }
+            }
+            outcome(k, process(fixes[k], emit: emit))
+        }
+    }
+
     /// Loads each candidate's slot and, for a polygon, its locator, the fix's cell and that cell's first edge, in a
     /// loop of nothing else: with many regions these are cache misses, four in a row per candidate when taken one
     /// candidate at a time, and here the processor overlaps the candidates' misses with each other. A slot's

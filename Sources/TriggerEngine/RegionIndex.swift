@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import CPrefetch
 import Geometry
 
 /// Which regions' bounding boxes are near a point: a uniform grid, stored contiguously.
@@ -248,9 +249,18 @@ struct RegionIndex {
         frozenRegions = count
     }
 
+    /// Starts loading the entries a device's cached cell points at (`EngineCore.process(batch:)`): when the device
+    /// is still in that cell, its query reads them first.
+    @inline(__always)
+    func prefetch(_ cache: CellCache) {
+        guard cache.count > 0, Int(cache.start) < entryBoxes.count else { return }
+        entryBoxes.withUnsafeBufferPointer { geotrigger_prefetch($0.baseAddress! + Int(cache.start)) }
+    }
+
     /// Appends to `out` every slot whose stored box, grown by `margin` metres, contains the point, once each:
     /// `stamps[slot]` is set to `stamp` as a slot is reported (a slot can be met in several cells).
     @inline(__always)
+
     func query(latitude: Double, longitude: Double, margin: Double, stamp: UInt32, stamps: inout [UInt32],
                into out: inout [Int32], cache: inout CellCache) {
         let fLat = Float(latitude), fLon = Float(longitude)

@@ -122,6 +122,13 @@ public final class TriggerEngine {
     @discardableResult
     public func process(_ fix: LocationFix, emit: (FiredNotification) -> Void) -> Outcome { core.process(fix, emit: emit) }
 
+    /// Evaluates `fixes` in order, exactly as `process` one by one would, faster with many devices (the next fixes'
+    /// device records are prefetched); `outcome` gets each fix's index in `fixes` and its outcome.
+    public func process(batch fixes: UnsafeBufferPointer<LocationFix>, emit: (FiredNotification) -> Void,
+                        outcome: (Int, Outcome) -> Void) {
+        core.process(batch: fixes, emit: emit, outcome: outcome)
+    }
+
     /// Evaluates one beacon sighting (SPEC §3 beacon regions).
     @discardableResult
     public func process(_ sighting: BeaconSighting, emit: (FiredNotification) -> Void) -> Outcome {

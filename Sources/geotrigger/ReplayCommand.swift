@@ -142,11 +142,10 @@ struct ReplayCommand: ParsableCommand {
             if plain, batch.errors.isEmpty {
                 summary.fixesRead += batch.fixes.count
                 batch.fixes.withUnsafeBufferPointer { fixes in
-                    for k in fixes.indices {
-                        // `plain` means unpaced, so the writer thread is there.
-                        let outcome = engine.process(fixes[k]) { n in pending.append(n) }
+                    // `plain` means unpaced, so the writer thread is there.
+                    engine.process(batch: fixes, emit: { pending.append($0) }, outcome: { _, outcome in
                         if case .rejected(let reason) = outcome { summary.reject(reason) }
-                    }
+                    })
                 }
                 progress?.update(bytes: batch.bytesRead, records: summary.fixesRead)
                 continue
