@@ -55,19 +55,7 @@ struct DeviceTable {
     /// The record index of the first word with hash `h`, the name unchecked: only for prefetching, where a wrong
     /// guess costs a load and nothing else.
     @inline(__always)
-    func guess(hash h: UInt32) -> Int32? {
-        words.withUnsafeBufferPointer { w in
-            var i = Int(h) & mask
-            while true {
-                let word = w[i]
-                if word == Self.empty { return nil }
-                if word != Self.tombstone, UInt32(truncatingIfNeeded: word >> 32) == h {
-                    return Int32(truncatingIfNeeded: word & 0xFFFF_FFFF)
-                }
-                i = (i + 1) & mask
-            }
-        }
-    }
+    func guess(hash h: UInt32) -> Int32? { find("", hash: h, names: { _ in true }) }
 
     mutating func insert(hash h: UInt32, index: Int32) {
         if (count + tombstones + 1) * 4 > words.count * 3 { rehash(to: words.count * 2) }
