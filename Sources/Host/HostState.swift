@@ -56,9 +56,16 @@ final class HostState {
             engine.removeAll()
             requestJSON.removeAll()
         case .fixes(let fixes):
-            for (k, fix) in fixes.enumerated() {
-                if case .rejected(let reason) = engine.process(fix, emit: { out.fired.append($0) }) { out.rejected.append((k, reason)) }
+            // As a batch: the next fixes' devices are prefetched while each is evaluated (`process(batch:)`).
+            var fired: [FiredNotification] = []
+            var rejected: [(index: Int, reason: FixRejection)] = []
+            fixes.withUnsafeBufferPointer { batch in
+                engine.process(batch: batch, emit: { fired.append($0) }, outcome: { k, outcome in
+                    if case .rejected(let reason) = outcome { rejected.append((k, reason)) }
+                })
             }
+            out.fired = fired
+            out.rejected = rejected
         case .sightings(let sightings):
             for (k, s) in sightings.enumerated() {
                 if case .rejected(let reason) = engine.process(s, emit: { out.fired.append($0) }) { out.rejected.append((k, reason)) }
