@@ -78,7 +78,7 @@ actor SinkWorker {
                 startReplays(&group)
             }
             stopping = true
-            // Lanes waiting out a linger deliver what they hold now.
+            // Lanes waiting out a linger deliver what they hold now (`runLane`).
             for wait in lingerWaits.values { wait.cancel() }
         }
     }
@@ -201,8 +201,11 @@ actor SinkWorker {
     private var lingerWaits: [String: Task<Void, any Error>] = [:]
 
     private func runLane(_ key: String) async {
-        lane: while !stopping, let queue = lanes[key], queue.count > inFlight[key, default: 0] {
-            if configured.linger > .zero, queue.count - inFlight[key, default: 0] < configured.batchSize,
+        // A batch that waited out its linger goes even when shutdown began meanwhile: the wait ends early then,
+        // and the lane delivers what it holds, as a batch in flight at shutdown would.
+        var lingered = false
+        lane: while !stopping || lingered, let queue = lanes[key], queue.count > inFlight[key, default: 0] {
+            if !lingered, configured.linger > .zero, queue.count - inFlight[key, default: 0] < configured.batchSize,
                let last = deliveryStarts[key], last + configured.linger > .now {
                 // Entries read meanwhile (`refill` runs between the actor's awaits) join the batch.
                 let until = last + configured.linger
@@ -211,8 +214,10 @@ actor SinkWorker {
                 _ = await wait.result
                 lingerWaits[key] = nil
                 deliveryStarts[key] = nil
+                lingered = true
                 continue lane
             }
+            lingered = false
             if configured.linger > .zero {
                 let now = ContinuousClock.now
                 // Per-device lanes come and go: starts older than the linger say nothing any more.
