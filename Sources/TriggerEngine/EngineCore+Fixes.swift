@@ -88,8 +88,10 @@ extension EngineCore {
     mutating func process(batch fixes: UnsafeBufferPointer<LocationFix>, emit: (FiredNotification) -> Void,
                           outcome: (Int, TriggerEngine.Outcome) -> Void) {
         let far = 8, near = 4
-        // Hashes of the fixes `far` ahead, in a ring, so each name is hashed once for prefetching.
+        // Rings of 8 (indexed by fix & 7): the names' hashes from `far` ahead, so each is hashed once, and the
+        // record each was guessed at from `near` ahead, so the table is probed once.
         var ring = (UInt32(0), UInt32(0), UInt32(0), UInt32(0), UInt32(0), UInt32(0), UInt32(0), UInt32(0))
+        var guessed = (Int32(-1), Int32(-1), Int32(-1), Int32(-1), Int32(-1), Int32(-1), Int32(-1), Int32(-1))
         withUnsafeMutableBytes(of: &ring) { raw in
             let hashes = raw.bindMemory(to: UInt32.self)
             for k in 0..<min(far, fixes.count) {
@@ -99,16 +101,22 @@ extension EngineCore {
         }
         for k in fixes.indices {
             withUnsafeMutableBytes(of: &ring) { raw in
-                let hashes = raw.bindMemory(to: UInt32.self)
-                if k + near < fixes.count, let d = deviceTable.guess(hash: hashes[(k + near) & 7]) { devices.prefetch(Int(d)) }
-                // Two ahead the record has arrived: its cached cell says which index entries the query reads first.
-                if k + 2 < fixes.count, let d = deviceTable.guess(hash: hashes[(k + 2) & 7]), Int(d) < devices.count {
-                    index.prefetch(devices[Int(d)].cellCache)
-                }
-                if k + far < fixes.count {
-                    let h = DeviceTable.hash(fixes[k + far].device)
-                    hashes[(k + far) & 7] = h
-                    deviceTable.prefetch(hash: h)
+                withUnsafeMutableBytes(of: &guessed) { rawGuesses in
+                    let hashes = raw.bindMemory(to: UInt32.self), guesses = rawGuesses.bindMemory(to: Int32.self)
+                    if k + near < fixes.count {
+                        let d = deviceTable.guess(hash: hashes[(k + near) & 7]) ?? -1
+                        guesses[(k + near) & 7] = d
+                        devices.prefetch(Int(d))
+                    }
+                    // Two ahead the record has arrived: its cached cell says which index entries the query reads first.
+                    if k + 2 < fixes.count, k + 2 >= near, case let d = Int(guesses[(k + 2) & 7]), d >= 0, d < devices.count {
+                        index.prefetch(devices[d].cellCache)
+                    }
+                    if k + far < fixes.count {
+                        let h = DeviceTable.hash(fixes[k + far].device)
+                        hashes[(k + far) & 7] = h
+                        deviceTable.prefetch(hash: h)
+                    }
                 }
             }
             outcome(k, process(fixes[k], emit: emit))
