@@ -232,10 +232,10 @@ public actor EngineHost {
     /// Waits until the journal is durable through `end`, off the actor; a failure refuses further changes.
     nonisolated func durable(_ end: UInt64) async throws(HostError) {
         let started = ContinuousClock.now
-        try await writer.written(through: end)
-        do {
-            try await log.waitDurable(through: end)
-        } catch {
+        switch await writer.durable(through: end) {
+        case .durable: break
+        case .notWritten(let failure): throw .unavailable("the change could not be stored: \(failure)")
+        case .notDurable(let error):
             await fail("the journal could not be made durable: \(error)")
             throw .unavailable("the change could not be made durable: \(error)")
         }

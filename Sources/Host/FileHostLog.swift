@@ -21,6 +21,15 @@ public final class FileHostLog: HostLog {
 
     public func waitDurable(through position: UInt64) async throws(JournalError) { try await journal.waitDurable(through: position) }
 
+    public func whenDurable(through position: UInt64, _ done: @escaping @Sendable (JournalError?) -> Void) {
+        journal.whenDurable(through: position) { result in
+            switch result {
+            case .success: done(nil)
+            case .failure(let error): done(error)
+            }
+        }
+    }
+
     public func forEachRecord(from position: UInt64, _ body: (UInt64, JournalRecord) throws -> Void) throws {
         var reader = try JournalReader(directory: journal.directory, from: position)
         let end = journal.durablePosition

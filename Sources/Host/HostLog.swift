@@ -10,6 +10,9 @@ public protocol HostLog: Sendable {
     func write(_ records: [JournalRecord]) throws(JournalError) -> Range<UInt64>
     /// Returns once every record before `position` is durable. Concurrent waiters share the work.
     func waitDurable(through position: UInt64) async throws(JournalError)
+    /// Calls `done` once every record before `position` is durable (nil) or with why not; a position not yet
+    /// written waits for the write that reaches it.
+    func whenDurable(through position: UInt64, _ done: @escaping @Sendable (JournalError?) -> Void)
     /// Calls `body` with each durable record from `position` on, in order; damage throws.
     func forEachRecord(from position: UInt64, _ body: (UInt64, JournalRecord) throws -> Void) throws
     /// Stores a checkpoint of the state after every record before `position`.
@@ -20,4 +23,19 @@ public protocol HostLog: Sendable {
     func dropRecords(before position: UInt64) throws(JournalError)
     /// Nil while writes are taken; else why not.
     var failureReason: String? { get }
+}
+
+extension HostLog {
+    /// Through a task that waits (`waitDurable`); a log that can call back from where durability is decided
+    /// overrides it.
+    public func whenDurable(through position: UInt64, _ done: @escaping @Sendable (JournalError?) -> Void) {
+        Task {
+            do throws(JournalError) {
+                try await waitDurable(through: position)
+                done(nil)
+            } catch {
+                done(error)
+            }
+        }
+    }
 }

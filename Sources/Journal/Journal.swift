@@ -14,7 +14,9 @@ import Glibc
 /// the file at once, in the order of the calls (the host calls it while it holds its own lock or actor), and
 /// `waitDurable(through:)` returns once an fsync has covered them. One fsync runs at a time, off the caller's
 /// thread; every write that lands meanwhile rides on the next one (group commit), so many concurrent requests cost
-/// one fsync, not one each.
+/// one fsync, not one each. A write starts the fsync itself when none runs, instead of the first waiter: the
+/// waiter usually arrives a thread hand-off later (measured on `serve`: 0.72 ms from written to durable per batch
+/// for a 0.19 ms fsync).
 ///
 /// Every record has a position (0, 1, 2, …). A checkpoint names the position it covers; `dropSegments(before:)`
 /// then frees what no one needs any more.
@@ -57,7 +59,7 @@ public final class Journal: Sendable {
         var nextPosition: UInt64
         var durablePosition: UInt64
         var flushing = false
-        var waiters: [(position: UInt64, continuation: CheckedContinuation<Result<Void, JournalError>, Never>)] = []
+        var waiters: [(position: UInt64, done: @Sendable (Result<Void, JournalError>) -> Void)] = []
         /// Descriptors of segments rotated away while an fsync may still use them: closed once it is done.
         var retired: [FileDescriptor] = []
         var poison: String?
@@ -175,9 +177,9 @@ public final class Journal: Sendable {
             for r in records { JournalFrame.append(r, to: &bytes) }
         }
         let frameBytes = single ? bytes.count + records[0].payload.count : bytes.count
-        return try state.withLock { s throws(JournalError) -> Range<UInt64> in
+        let (range, flush) = try state.withLock { s throws(JournalError) -> (Range<UInt64>, Bool) in
             if let poison = s.poison { throw .poisoned(reason: poison) }
-            guard !records.isEmpty else { return s.nextPosition..<s.nextPosition }
+            guard !records.isEmpty else { return (s.nextPosition..<s.nextPosition, false) }
             if s.fd == nil || (s.fileSize > Int64(JournalSegment.headerSize)
                 && s.fileSize + Int64(frameBytes) > Int64(configuration.segmentBytes)) {
                 try rotate(&s)
@@ -211,8 +213,12 @@ public final class Journal: Sendable {
             s.statistics.appends += 1
             s.statistics.records += UInt64(records.count)
             s.statistics.bytes += Int64(frameBytes)
-            return first..<s.nextPosition
+            let flush = !s.flushing
+            s.flushing = true
+            return (first..<s.nextPosition, flush)
         }
+        if flush { syncQueue.async { self.flushLoop() } }
+        return range
     }
 
     /// One `pwritev` of a frame's header and payload; returns the bytes written (fewer than both only when the
@@ -235,22 +241,29 @@ public final class Journal: Sendable {
     /// share the next one. A failed fsync poisons the journal: this and every later call throws.
     public func waitDurable(through position: UInt64) async throws(JournalError) {
         let result: Result<Void, JournalError> = await withCheckedContinuation { c in
-            enum Next { case resume(Result<Void, JournalError>), flush, wait }
-            let next = state.withLock { s -> Next in
-                if let poison = s.poison { return .resume(.failure(.poisoned(reason: poison))) }
-                if s.durablePosition >= position { return .resume(.success(())) }
-                s.waiters.append((position, c))
-                if s.flushing { return .wait }
-                s.flushing = true
-                return .flush
-            }
-            switch next {
-            case .resume(let r): c.resume(returning: r)
-            case .flush: syncQueue.async { self.flushLoop() }
-            case .wait: break
-            }
+            whenDurable(through: position) { c.resume(returning: $0) }
         }
         try result.get()
+    }
+
+    /// Calls `done` once every record before `position` is durable, or with why not: on the fsync's thread, or at
+    /// once on the caller's. A position not yet written waits for the write that reaches it (which starts its
+    /// fsync). For a caller that hands the result on without a task of its own (one thread hand-off fewer).
+    public func whenDurable(through position: UInt64, _ done: @escaping @Sendable (Result<Void, JournalError>) -> Void) {
+        enum Next { case now(Result<Void, JournalError>), flush, wait }
+        let next = state.withLock { s -> Next in
+            if let poison = s.poison { return .now(.failure(.poisoned(reason: poison))) }
+            if s.durablePosition >= position { return .now(.success(())) }
+            s.waiters.append((position, done))
+            if s.flushing || position > s.nextPosition { return .wait }
+            s.flushing = true
+            return .flush
+        }
+        switch next {
+        case .now(let r): done(r)
+        case .flush: syncQueue.async { self.flushLoop() }
+        case .wait: break
+        }
     }
 
     /// Appends `records` in order and returns their positions once they are durable: `write` then `waitDurable`.
@@ -261,34 +274,40 @@ public final class Journal: Sendable {
         return range
     }
 
-    /// Runs on `syncQueue` while anyone waits: fsync what is written, wake the waiters it covers, repeat.
+    /// Runs on `syncQueue` while something written is not yet durable: fsync it, wake the waiters it covers, repeat.
     private func flushLoop() {
         while true {
             let (fd, path, upTo) = state.withLock { s in (s.fd, s.segments.last?.path ?? directory, s.nextPosition) }
             var failure: JournalError?
             if let fd {
                 do throws(JournalError) { try JournalSystem.fsync(fd, path: path) } catch { failure = error }
+            } else {
+                // Closed (or a rotation failed) before this fsync: what was written is not known durable.
+                failure = .closed
             }
-            let (ready, more) = state.withLock { s -> ([(CheckedContinuation<Result<Void, JournalError>, Never>, Result<Void, JournalError>)], Bool) in
+            let (ready, more) = state.withLock { s -> ([(@Sendable (Result<Void, JournalError>) -> Void, Result<Void, JournalError>)], Bool) in
                 s.statistics.fsyncs += 1
                 for r in s.retired { try? r.close() }
                 s.retired.removeAll()
                 if let failure {
                     s.poison = s.poison ?? "\(failure)"
                     poisoned.store(true, ordering: .releasing)
-                    let all = s.waiters.map { ($0.continuation, Result<Void, JournalError>.failure(failure)) }
+                    let all = s.waiters.map { ($0.done, Result<Void, JournalError>.failure(failure)) }
                     s.waiters.removeAll()
                     s.flushing = false
                     return (all, false)
                 }
                 s.durablePosition = max(s.durablePosition, upTo)
                 let durable = s.durablePosition
-                let covered = s.waiters.filter { $0.position <= durable }.map { ($0.continuation, Result<Void, JournalError>.success(())) }
+                let covered = s.waiters.filter { $0.position <= durable }.map { ($0.done, Result<Void, JournalError>.success(())) }
                 s.waiters.removeAll { $0.position <= durable }
-                if s.waiters.isEmpty { s.flushing = false }
-                return (covered, !s.waiters.isEmpty)
+                // Written during the fsync: the next one covers it. Waiters for records not yet written wait for
+                // the write that brings them (it starts the loop again).
+                let again = s.nextPosition > durable
+                if !again { s.flushing = false }
+                return (covered, again)
             }
-            for (c, r) in ready { c.resume(returning: r) }
+            for (done, r) in ready { done(r) }
             if !more { return }
         }
     }

@@ -1,6 +1,7 @@
 import Foundation
 import Journal
 import Logging
+import Synchronization
 import Testing
 
 /// The journal on a real file system: records come back in order with their positions, across reopening and
@@ -60,6 +61,42 @@ import Testing
         #expect(s.fsyncs < appends / 2, "fsyncs \(s.fsyncs) for \(appends) appends")
         print("journal group commit: \(appends) concurrent appends, \(s.fsyncs) fsyncs")
         #expect(journal.durablePosition == UInt64(appends))
+    }
+
+    /// A write starts its own fsync: the records become durable with no one waiting, and a waiter for a record
+    /// not yet written is answered by the write that brings it, not before.
+    @Test func aWriteStartsItsFsyncAndEarlyWaitersWaitForTheirRecord() async throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let journal = try Journal(directory: directory, logger: logger)
+        let first = try journal.write([Self.record(0), Self.record(1)])
+        #expect(first == 0..<2)
+        let deadline = ContinuousClock.now + .seconds(30)
+        while journal.durablePosition < 2, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
+        #expect(journal.durablePosition == 2)
+        #expect(journal.statistics.fsyncs >= 1)
+
+        let answered = Mutex<[Result<Void, JournalError>]>([])
+        journal.whenDurable(through: 4) { r in answered.withLock { $0.append(r) } }
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(answered.withLock { $0.isEmpty }, "answered before record 3 was written")
+        try journal.write([Self.record(2)])
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(answered.withLock { $0.isEmpty }, "answered before record 3 was written")
+        try journal.write([Self.record(3)])
+        while answered.withLock({ $0.isEmpty }), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
+        let results = answered.withLock { $0 }
+        #expect(results.count == 1)
+        if case .failure(let e) = results.first { Issue.record("expected durable, got \(e)") }
+        #expect(journal.durablePosition == 4)
+    }
+
+    /// Closing with a waiter for a record never written answers it with an error, never with success.
+    @Test func closingAnswersWaitersWithAnError() async throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let journal = try Journal(directory: directory, logger: logger)
+        try await journal.append([Self.record(0)])
+        journal.close()
+        await #expect(throws: JournalError.self) { try await journal.waitDurable(through: 2) }
     }
 
     @Test func droppedSegmentsAreGoneAndTheRestReads() async throws {
