@@ -144,9 +144,7 @@ public actor EngineHost {
     /// Evaluates one batch of fixes; returns the rejected ones by line, once the batch is durable.
     /// `lines[k]` is where `fixes[k]` was read (the rejections name it).
     public nonisolated func process(fixes: [LocationFix], lines: [Int]) async throws(HostError) -> [(line: Int, reason: FixRejection)] {
-        let (end, rejected) = try await evaluate(.fixes(fixes), lines: lines)
-        try await durable(end)
-        return rejected
+        try await evaluateUntilDurable(.fixes(fixes), lines: lines)
     }
 
     /// `process(fixes:lines:)` for fixes paired with their lines.
@@ -156,14 +154,31 @@ public actor EngineHost {
 
     /// Evaluates one batch of beacon sightings, like `process(fixes:lines:)`.
     public nonisolated func process(sightings: [BeaconSighting], lines: [Int]) async throws(HostError) -> [(line: Int, reason: FixRejection)] {
-        let (end, rejected) = try await evaluate(.sightings(sightings), lines: lines)
-        try await durable(end)
-        return rejected
+        try await evaluateUntilDurable(.sightings(sightings), lines: lines)
     }
 
     /// `process(sightings:lines:)` for sightings paired with their lines.
     public nonisolated func process(sightings: [(line: Int, sighting: BeaconSighting)]) async throws(HostError) -> [(line: Int, reason: FixRejection)] {
         try await process(sightings: sightings.map(\.sighting), lines: sightings.map(\.line))
+    }
+
+    /// The one path of fixes and sightings: `evaluate` on the engine's thread, and the answer once the record is
+    /// durable, with one suspension resumed by the thread that made it durable. Awaiting `evaluate` and then
+    /// `durable` cost two more thread hand-offs per batch (back to the pool after the evaluation, and the pool's
+    /// turn to register the wait); measured on `Tools/bench/http_ingest.py` (alternating builds): see BENCHMARKS.md.
+    private nonisolated func evaluateUntilDurable(_ input: HostInput, lines: [Int]) async throws(HostError) -> [(line: Int, reason: FixRejection)] {
+        let result = await withCheckedContinuation { (c: CheckedContinuation<Result<[(line: Int, reason: FixRejection)], HostError>, Never>) in
+            thread.run {
+                self.assumeIsolated { host in
+                    let evaluated: (end: UInt64, rejected: [(line: Int, reason: FixRejection)])
+                    do throws(HostError) { evaluated = try host.evaluate(input, lines: lines) } catch { return c.resume(returning: .failure(error)) }
+                    host.whenDurable(evaluated.end) { failure in
+                        c.resume(returning: failure.map { .failure($0) } ?? .success(evaluated.rejected))
+                    }
+                }
+            }
+        }
+        return try result.get()
     }
 
     /// The one path of fixes and sightings, on the actor: evaluate, then write the journal record; returns the
@@ -231,15 +246,26 @@ public actor EngineHost {
 
     /// Waits until the journal is durable through `end`, off the actor; a failure refuses further changes.
     nonisolated func durable(_ end: UInt64) async throws(HostError) {
+        let failure = await withCheckedContinuation { c in whenDurable(end) { c.resume(returning: $0) } }
+        if let failure { throw failure }
+    }
+
+    /// Calls `done` once the journal is durable through `end` (nil), or with the error to answer; a failure to make
+    /// it durable refuses further changes (the journal refuses them already: the host's own flag follows).
+    nonisolated func whenDurable(_ end: UInt64, _ done: @escaping @Sendable (HostError?) -> Void) {
         let started = ContinuousClock.now
-        switch await writer.durable(through: end) {
-        case .durable: break
-        case .notWritten(let failure): throw .unavailable("the change could not be stored: \(failure)")
-        case .notDurable(let error):
-            await fail("the journal could not be made durable: \(error)")
-            throw .unavailable("the change could not be made durable: \(error)")
+        writer.whenDurable(through: end) { durability in
+            switch durability {
+            case .durable:
+                self.metrics.durable.record(duration: ContinuousClock.now - started)
+                done(nil)
+            case .notWritten(let failure):
+                done(.unavailable("the change could not be stored: \(failure)"))
+            case .notDurable(let error):
+                Task { await self.fail("the journal could not be made durable: \(error)") }
+                done(.unavailable("the change could not be made durable: \(error)"))
+            }
         }
-        metrics.durable.record(duration: ContinuousClock.now - started)
     }
 
     /// Returns once every record handed over so far is in the log (not necessarily durable): a shutdown's last

@@ -27,8 +27,14 @@ final class EngineThread: SerialExecutor {
     /// The nice value the thread asks for.
     static let nice: Int32 = -10
 
+    /// An actor job, or a closure that runs on the thread outside any job (`run(_:)`).
+    private enum Work {
+        case job(UnownedJob)
+        case closure(@Sendable () -> Void)
+    }
+
     private struct Queue {
-        var jobs: [UnownedJob] = []
+        var jobs: [Work] = []
         /// The thread found nothing to do and waits on `wake`: the next job or `stop` signals it.
         var sleeping = false
         var stopping = false
@@ -38,6 +44,8 @@ final class EngineThread: SerialExecutor {
     private let wake = DispatchSemaphore(value: 0)
 
     private let logger: Logger?
+    /// The thread's `pthread_self()`, once it runs: `checkIsolated` compares with it.
+    private let threadID = Atomic<UInt>(0)
 
     init(logger: Logger? = nil) {
         self.logger = logger
@@ -47,6 +55,7 @@ final class EngineThread: SerialExecutor {
         var thread = pthread_t()
         let started = pthread_create(&thread, nil, { raw in
             let executor = Unmanaged<EngineThread>.fromOpaque(raw!).takeRetainedValue()
+            executor.threadID.store(UInt(pthread_self()), ordering: .releasing)
             executor.prepareThread()
             executor.run()
             return nil
@@ -59,9 +68,24 @@ final class EngineThread: SerialExecutor {
     }
 
     func enqueue(_ job: consuming ExecutorJob) {
-        let job = UnownedJob(job)
+        add(.job(UnownedJob(job)))
+    }
+
+    /// Runs `body` on the thread, in order with the actor's jobs; there, `assumeIsolated` holds (`checkIsolated`).
+    /// For a caller that waits on a continuation the closure resumes later from another thread: awaiting an actor
+    /// method costs a hop back to the caller's executor when it returns, before the caller can even start waiting.
+    func run(_ body: @escaping @Sendable () -> Void) {
+        add(.closure(body))
+    }
+
+    /// Only the thread itself runs the actor's jobs and `run`'s closures: a closure is isolated to the actor.
+    func checkIsolated() {
+        precondition(UInt(pthread_self()) == threadID.load(ordering: .acquiring), "not on the engine's thread")
+    }
+
+    private func add(_ work: Work) {
         let signal = queue.withLock { q in
-            q.jobs.append(job)
+            q.jobs.append(work)
             defer { q.sleeping = false }
             return q.sleeping
         }
@@ -107,7 +131,7 @@ final class EngineThread: SerialExecutor {
     }
 
     private func run() {
-        var batch: [UnownedJob] = []
+        var batch: [Work] = []
         batch.reserveCapacity(64)
         let executor = asUnownedSerialExecutor()
         while true {
@@ -126,7 +150,12 @@ final class EngineThread: SerialExecutor {
                 wake.wait()
                 continue
             }
-            for job in batch { job.runSynchronously(on: executor) }
+            for work in batch {
+                switch work {
+                case .job(let job): job.runSynchronously(on: executor)
+                case .closure(let body): body()
+                }
+            }
             batch.removeAll(keepingCapacity: true)
         }
     }

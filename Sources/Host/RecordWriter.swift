@@ -114,16 +114,14 @@ final class RecordWriter: Sendable {
         case notDurable(JournalError)
     }
 
-    /// Returns once every record before `position` is durable, or why not. One wait, resumed from the thread that
-    /// decided it (the write's, or the fsync's): waiting for the write and then for the fsync took a hop to the
-    /// cooperative pool between them, ~0.3 ms a batch on `serve` under load.
-    func durable(through position: UInt64) async -> Durability {
-        await withCheckedContinuation { (c: CheckedContinuation<Durability, Never>) in
-            let log = self.log
-            whenWritten(through: position) { failure in
-                if let failure { return c.resume(returning: .notWritten(failure)) }
-                log.whenDurable(through: position) { error in c.resume(returning: error.map(Durability.notDurable) ?? .durable) }
-            }
+    /// Calls `done` once every record before `position` is durable, or with why not: from the thread that decided
+    /// it (the write's, or the fsync's). Waiting for the write and then for the fsync took a hop to the cooperative
+    /// pool between them.
+    func whenDurable(through position: UInt64, _ done: @escaping @Sendable (Durability) -> Void) {
+        let log = self.log
+        whenWritten(through: position) { failure in
+            if let failure { return done(.notWritten(failure)) }
+            log.whenDurable(through: position) { error in done(error.map(Durability.notDurable) ?? .durable) }
         }
     }
 }

@@ -5,11 +5,10 @@ extension EngineCore {
         guard time > now else { return }
         now = time
         if let limit = silentLimit { fireSilentDevices(through: limit, emit: emit) }
-        if let expiry = configuration.idleDeviceExpiry {
-            let period = Timestamp.Duration(seconds: max(1, expiry / 4))
+        if let expiry = idleDeviceExpiry, let period = idleSweepPeriod {
             if lastSweep == .distantPast || time >= lastSweep + period {
                 lastSweep = time
-                expireIdleDevices(olderThan: Timestamp(microseconds: time.microseconds - Timestamp.Duration(seconds: expiry).microseconds))
+                expireIdleDevices(olderThan: Timestamp(microseconds: time.microseconds - expiry.microseconds))
             }
         }
     }
@@ -21,8 +20,8 @@ extension EngineCore {
 
     /// The clock less the allowed lateness: deadlines up to here may fire without their device's word.
     var silentLimit: Timestamp? {
-        guard let lateness = configuration.allowedLateness else { return nil }
-        return Timestamp(microseconds: now.microseconds &- Timestamp.Duration(seconds: lateness).microseconds)
+        guard let lateness = allowedLateness else { return nil }
+        return Timestamp(microseconds: now.microseconds &- lateness.microseconds)
     }
 
     /// Event time: an input that arrived behind the watermark may leave a deadline the watermark is already past by
@@ -169,8 +168,8 @@ extension EngineCore {
     /// Whether `time` is further ahead of the clock than `maximumFuture` allows (never before the clock is set).
     @inline(__always)
     func isFuture(_ time: Timestamp) -> Bool {
-        guard let bound = configuration.maximumFuture, now > .distantPast else { return false }
-        return time.microseconds > now.microseconds &+ Timestamp.Duration(seconds: bound).microseconds
+        guard let bound = maximumFuture, now > .distantPast else { return false }
+        return time.microseconds > now.microseconds &+ bound.microseconds
     }
 
     /// The newest fix, sighting or listening start of a device.

@@ -55,9 +55,20 @@ struct EngineCore {
     var touched: UInt8 = 0
     /// The index's `cacheEpoch` the devices' cell caches were last cleared for.
     var cellCacheEpoch = 0
+    /// The configuration's spans in microseconds, converted once: every fix reads them, and converting seconds
+    /// (`Timestamp.Duration(seconds:)`) per fix was 4 % of `serve`'s engine thread.
+    let allowedLateness: Timestamp.Duration?
+    let maximumFuture: Timestamp.Duration?
+    let idleDeviceExpiry: Timestamp.Duration?
+    /// How often idle devices are swept: a quarter of the expiry, at least a second.
+    let idleSweepPeriod: Timestamp.Duration?
 
     init(configuration: TriggerEngine.Configuration) {
         self.configuration = configuration
+        allowedLateness = configuration.allowedLateness.map { Timestamp.Duration(seconds: $0) }
+        maximumFuture = configuration.maximumFuture.map { Timestamp.Duration(seconds: $0) }
+        idleDeviceExpiry = configuration.idleDeviceExpiry.map { Timestamp.Duration(seconds: $0) }
+        idleSweepPeriod = configuration.idleDeviceExpiry.map { Timestamp.Duration(seconds: max(1, $0 / 4)) }
         self.index = RegionIndex(accuracyAllowance: configuration.accuracyAllowance)
         candidates.reserveCapacity(256)
     }
