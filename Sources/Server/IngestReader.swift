@@ -59,11 +59,20 @@ struct IngestReader<Decoder: StreamingRecordDecoder> {
                 collected.append(contentsOf: chunk.readableBytesView)
                 continue
             }
-            chunk.withUnsafeReadableBytes { bytes in framer.feed(bytes) { line, bytes in decode(line: line, bytes) } }
+            if Decoder.numbersLines {
+                chunk.withUnsafeReadableBytes { decodeNumbered($0) }
+            } else {
+                chunk.withUnsafeReadableBytes { bytes in framer.feed(bytes) { line, bytes in decode(line: line, bytes) } }
+            }
             try await flush(all: !coalesce)
         }
         if isArray == true {
             try await readArray(collected)
+        } else if Decoder.numbersLines {
+            decodeNumbered(nil)
+            try await flush(all: true)
+            summary.warnings = decoder.warnings.map(\.description)
+            return summary
         } else {
             framer.finish { line, bytes in decode(line: line, bytes) }
         }
@@ -91,6 +100,24 @@ struct IngestReader<Decoder: StreamingRecordDecoder> {
             line.withUnsafeBytes { decode(line: k + 1, $0) }
             try await flush(all: false)
         }
+    }
+
+    /// A chunk for a decoder that splits and numbers lines itself (`StreamingRecordDecoder.numbersLines`); nil
+    /// finishes the input. One call per chunk: the records and lines are moved out once so the decoder can append
+    /// to them directly.
+    private mutating func decodeNumbered(_ bytes: UnsafeRawBufferPointer?) {
+        var taken = records, takenLines = lines
+        records = []
+        lines = []
+        var errors: [IngestError] = []
+        if let bytes {
+            decoder.decodeNumbered(bytes, onRecord: { taken.append($0); takenLines.append($1) }, onError: { errors.append($0) })
+        } else {
+            decoder.finishNumbered(onRecord: { taken.append($0); takenLines.append($1) }, onError: { errors.append($0) })
+        }
+        records = taken
+        lines = takenLines
+        for e in errors { reject(line: e.line ?? 0, field: e.field, reason: e.reason, kind: e.kind) }
     }
 
     private mutating func decode(line: Int, _ bytes: UnsafeRawBufferPointer) {

@@ -8,6 +8,21 @@ protocol StreamingRecordDecoder {
     mutating func finish(onRecord: (Record) -> Void, onError: (IngestError) -> Void)
     /// About the input as a whole (a CSV header, a device column that names every row apart), after `finish`.
     var warnings: [IngestWarning] { get }
+    /// Whether `decodeNumbered`/`finishNumbered` split and number lines themselves (as `LineFramer` numbers them),
+    /// so a reader can hand over whole chunks instead of one line per call.
+    static var numbersLines: Bool { get }
+    mutating func decodeNumbered(_ chunk: UnsafeRawBufferPointer, onRecord: (Record, Int) -> Void, onError: (IngestError) -> Void)
+    mutating func finishNumbered(onRecord: (Record, Int) -> Void, onError: (IngestError) -> Void)
+}
+
+extension StreamingRecordDecoder {
+    static var numbersLines: Bool { false }
+    mutating func decodeNumbered(_ chunk: UnsafeRawBufferPointer, onRecord: (Record, Int) -> Void, onError: (IngestError) -> Void) {
+        preconditionFailure("\(Self.self) does not number lines: feed it whole lines")
+    }
+    mutating func finishNumbered(onRecord: (Record, Int) -> Void, onError: (IngestError) -> Void) {
+        preconditionFailure("\(Self.self) does not number lines: feed it whole lines")
+    }
 }
 
 /// Every trace format the CLI reads (`POST /v1/fixes?format=`).
@@ -28,6 +43,16 @@ extension NDJSONFixDecoder: StreamingRecordDecoder {
 
     mutating func finish(onRecord: (LocationFix) -> Void, onError: (IngestError) -> Void) {
         finish(onFix: onRecord, onError: onError)
+    }
+
+    static var numbersLines: Bool { true }
+
+    mutating func decodeNumbered(_ chunk: UnsafeRawBufferPointer, onRecord: (LocationFix, Int) -> Void, onError: (IngestError) -> Void) {
+        decode(chunk, onNumberedFix: onRecord, onError: onError)
+    }
+
+    mutating func finishNumbered(onRecord: (LocationFix, Int) -> Void, onError: (IngestError) -> Void) {
+        finish(onNumberedFix: onRecord, onError: onError)
     }
 }
 

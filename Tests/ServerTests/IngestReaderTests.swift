@@ -92,4 +92,61 @@ import TriggerEngine
         #expect(array.accepted == 1 && array.rejected == 1)
         #expect(array.kinds == ndjson.kinds)
     }
+
+    /// The NDJSON fix decoder numbers lines itself and takes whole chunks (`numbersLines`); every other decoder is
+    /// fed lines the reader frames. Both must agree on every record's line and every error's line, field and
+    /// reason, whatever the chunking: lines cut anywhere, CRLF, blank lines, bad lines, a last line without `\n`.
+    @Test(arguments: [1, 2, 3, 7, 64, 1 << 20])
+    func chunksThroughTheDecoderNumberLinesAsTheFramerDoes(chunkBytes: Int) async throws {
+        /// The same decoder seen as one that needs whole lines.
+        struct Framed: StreamingRecordDecoder {
+            var inner = NDJSONFixDecoder(source: "test")
+            mutating func decode(_ chunk: UnsafeRawBufferPointer, onRecord: (LocationFix) -> Void, onError: (IngestError) -> Void) {
+                inner.decode(chunk, onFix: onRecord, onError: onError)
+            }
+            mutating func finish(onRecord: (LocationFix) -> Void, onError: (IngestError) -> Void) {
+                inner.finish(onFix: onRecord, onError: onError)
+            }
+            var warnings: [IngestWarning] { inner.warnings }
+        }
+        var lines: [String] = []
+        for k in 0..<40 {
+            switch k % 8 {
+            case 3: lines.append("")
+            case 5: lines.append(#"{"device":"d\#(k)","timestamp":"not a time","latitude":1,"longitude":2}"#)
+            case 6: lines.append("{not json")
+            case 7: lines.append(fixLine("d\(k % 5)", k, inside: true) + "\r")
+            default: lines.append(fixLine("d\(k % 5)", k, inside: k % 2 == 0))
+            }
+        }
+        let body = Array((lines.joined(separator: "\n") + "\n" + fixLine("last", 99, inside: true)).utf8)
+        func stream() -> AsyncStream<ByteBuffer> {
+            AsyncStream { continuation in
+                for start in stride(from: 0, to: body.count, by: chunkBytes) {
+                    continuation.yield(ByteBuffer(bytes: body[start..<min(body.count, start + chunkBytes)]))
+                }
+                continuation.finish()
+            }
+        }
+        func run<D: StreamingRecordDecoder>(_ decoder: D) async throws -> (IngestSummary, [Int]) where D.Record == LocationFix {
+            let batches = Batches()
+            var reader = IngestReader(decoder: decoder, limit: .max) { fixes, lines async throws(Problem) in
+                batches.lines += lines
+                return []
+            }
+            reader.coalesce = true
+            return (try await reader.read(stream()), batches.lines)
+        }
+        #expect(NDJSONFixDecoder.numbersLines && !Framed.numbersLines)
+        let (numbered, numberedLines) = try await run(NDJSONFixDecoder(source: "test"))
+        let (framed, framedLines) = try await run(Framed())
+        #expect(numbered.accepted == 26 && numbered.rejected == 10)
+        #expect(numberedLines == framedLines)
+        #expect(numberedLines.last == 41)
+        #expect(numbered.accepted == framed.accepted && numbered.rejected == framed.rejected)
+        #expect(numbered.errors.map(\.line) == framed.errors.map(\.line))
+        #expect(numbered.errors.map(\.line) == [6, 7, 14, 15, 22, 23, 30, 31, 38, 39])
+        #expect(numbered.errors.map(\.field) == framed.errors.map(\.field))
+        #expect(numbered.errors.map(\.reason) == framed.errors.map(\.reason))
+    }
 }
