@@ -1,3 +1,4 @@
+import Dispatch
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -20,6 +21,8 @@ public final class NDJSONSink: NotificationSink {
     let path: String
     let options: NDJSONOptions
     private let file: Mutex<File>
+    /// Where deliveries write, one at a time, in the order they were handed over.
+    private let io = DispatchQueue(label: "geotrigger-ndjson-sink")
 
     struct File {
         /// -1 while closed (a rotation that could not open the new file): the next delivery opens it.
@@ -67,6 +70,16 @@ public final class NDJSONSink: NotificationSink {
     /// write (a full disk) is retryable: the file is cut back to its last good length, the dispatcher tries again
     /// and nothing is lost meanwhile.
     public func deliver(_ entries: [OutboxEntry]) async throws(DeliveryFailure) {
+        // On a thread of its own: the write and its fsync block, and a cooperative pool thread held for them is one
+        // fewer for the service's requests meanwhile (two, on two cores).
+        let result = await withCheckedContinuation { (c: CheckedContinuation<Result<Void, DeliveryFailure>, Never>) in
+            io.async { c.resume(returning: Result { () throws(DeliveryFailure) in try self.append(entries) }) }
+        }
+        try result.get()
+    }
+
+    /// The lines appended and, for a file, synced.
+    private func append(_ entries: [OutboxEntry]) throws(DeliveryFailure) {
         var bytes: [UInt8] = []
         for e in entries {
             bytes.append(contentsOf: e.json.utf8)

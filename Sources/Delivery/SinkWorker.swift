@@ -406,8 +406,8 @@ actor SinkWorker {
     private nonisolated static func store(_ outcomes: [(batch: [OutboxEntry], dead: (status: Int?, response: String)?, attempts: Int)],
                                           cursor: Int64, sink: String, in store: Store) async -> Result<Void, any Error> {
         let now = Timestamp.wallClock()
-        return Result {
-            try store.write { db in
+        do {
+            try await store.asyncWrite { db in
                 for o in outcomes {
                     if let dead = o.dead {
                         for e in o.batch {
@@ -418,6 +418,9 @@ actor SinkWorker {
                 }
                 try OutboxRepository().acknowledge(sink: sink, through: cursor, in: db)
             }
+            return .success(())
+        } catch {
+            return .failure(error)
         }
     }
 
@@ -449,7 +452,7 @@ actor SinkWorker {
             entry.enqueuedAt = nil
             do {
                 try await sink.deliver([entry])
-                try? store.write { db in try DeadLetterRepository().delete(id: letter.id, in: db) }
+                try? await store.asyncWrite { db in try DeadLetterRepository().delete(id: letter.id, in: db) }
                 metrics.replays.increment()
                 metrics.deliveries.increment()
                 replayAttempts = 0
@@ -457,7 +460,7 @@ actor SinkWorker {
             } catch {
                 let outcome = FailedDelivery(error, batchCount: 1)
                 if outcome.delivered > 0 {
-                    try? store.write { db in try DeadLetterRepository().delete(id: letter.id, in: db) }
+                    try? await store.asyncWrite { db in try DeadLetterRepository().delete(id: letter.id, in: db) }
                     metrics.replays.increment()
                     metrics.deliveries.increment()
                     continue
@@ -473,7 +476,7 @@ actor SinkWorker {
                     return
                 case .refuse(let reason, let status, let response):
                     metrics.permanentFailures.increment()
-                    try? store.write { db in
+                    try? await store.asyncWrite { db in
                         try DeadLetterRepository().refusedAgain(id: letter.id, status: status, response: response,
                                                                 at: .wallClock(), in: db)
                     }

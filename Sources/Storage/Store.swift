@@ -66,6 +66,25 @@ public final class Store: Sendable {
         }
     }
 
+    /// `write(_:)` without holding the caller's thread: GRDB runs the transaction on its writer queue and resumes
+    /// the caller once it committed. For callers on Swift's cooperative pool (two threads on two cores): a commit
+    /// waits for its fsync, and a pool thread held for it is one fewer for request handling meanwhile.
+    public func asyncWrite<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        do {
+            let result = try await pool.write(body)
+            if unhealthy.withLock({ $0 != nil }) { unhealthy.withLock { $0 = nil } }
+            return result
+        } catch let error as DatabaseError where Self.isStorageFailure(error.resultCode) {
+            let reason = "the database file \(path) failed: \(error.message ?? "\(error.resultCode)")"
+            let first = unhealthy.withLock { old in
+                defer { old = reason }
+                return old == nil
+            }
+            if first { logger.critical("storage unhealthy", metadata: ["path": "\(path)", "error": "\(error)"]) }
+            throw error
+        }
+    }
+
     static func isStorageFailure(_ code: ResultCode) -> Bool {
         [.SQLITE_CORRUPT, .SQLITE_NOTADB, .SQLITE_IOERR, .SQLITE_FULL, .SQLITE_CANTOPEN, .SQLITE_READONLY].contains(code.primaryResultCode)
     }
