@@ -3,7 +3,8 @@ import Glibc
 #endif
 
 /// Splits a byte stream into lines (with their `\n`), numbered from 1, keeping a partial last line between chunks.
-/// The Ingest decoders are then fed whole lines, so the server knows which line each decoded record came from.
+/// Decoders that do not number lines themselves (`StreamingRecordDecoder.numbersLines`) are then fed whole lines,
+/// so the server knows which line each decoded record came from.
 ///
 /// A line inside one chunk is handed over in place (found with `memchr`, nothing copied); only a line that spans
 /// chunks is gathered in a buffer kept across lines. (Appending byte by byte was ~9 % of `serve`'s samples under
