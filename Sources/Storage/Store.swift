@@ -52,17 +52,9 @@ public final class Store: Sendable {
     /// of the file itself (corruption, I/O, full disk) marks the store unhealthy until a write succeeds again.
     public func write<T>(_ body: (Database) throws -> T) throws -> T {
         do {
-            let result = try pool.write(body)
-            if unhealthy.withLock({ $0 != nil }) { unhealthy.withLock { $0 = nil } }
-            return result
+            return noteHealthy(try pool.write(body))
         } catch let error as DatabaseError where Self.isStorageFailure(error.resultCode) {
-            let reason = "the database file \(path) failed: \(error.message ?? "\(error.resultCode)")"
-            let first = unhealthy.withLock { old in
-                defer { old = reason }
-                return old == nil
-            }
-            if first { logger.critical("storage unhealthy", metadata: ["path": "\(path)", "error": "\(error)"]) }
-            throw error
+            throw noteUnhealthy(error)
         }
     }
 
@@ -71,18 +63,27 @@ public final class Store: Sendable {
     /// waits for its fsync, and a pool thread held for it is one fewer for request handling meanwhile.
     public func asyncWrite<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         do {
-            let result = try await pool.write(body)
-            if unhealthy.withLock({ $0 != nil }) { unhealthy.withLock { $0 = nil } }
-            return result
+            return noteHealthy(try await pool.write(body))
         } catch let error as DatabaseError where Self.isStorageFailure(error.resultCode) {
-            let reason = "the database file \(path) failed: \(error.message ?? "\(error.resultCode)")"
-            let first = unhealthy.withLock { old in
-                defer { old = reason }
-                return old == nil
-            }
-            if first { logger.critical("storage unhealthy", metadata: ["path": "\(path)", "error": "\(error)"]) }
-            throw error
+            throw noteUnhealthy(error)
         }
+    }
+
+    /// A write succeeded: the file is healthy again.
+    private func noteHealthy<T>(_ result: T) -> T {
+        if unhealthy.withLock({ $0 != nil }) { unhealthy.withLock { $0 = nil } }
+        return result
+    }
+
+    /// A write failed for the file itself: unhealthy until a write succeeds, logged once. Returns the error.
+    private func noteUnhealthy(_ error: DatabaseError) -> DatabaseError {
+        let reason = "the database file \(path) failed: \(error.message ?? "\(error.resultCode)")"
+        let first = unhealthy.withLock { old in
+            defer { old = reason }
+            return old == nil
+        }
+        if first { logger.critical("storage unhealthy", metadata: ["path": "\(path)", "error": "\(error)"]) }
+        return error
     }
 
     static func isStorageFailure(_ code: ResultCode) -> Bool {
