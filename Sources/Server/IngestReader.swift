@@ -66,25 +66,24 @@ struct IngestReader<Decoder: StreamingRecordDecoder> {
             }
             try await flush(all: !coalesce)
         }
-        if isArray == true {
-            try await readArray(collected)
-        } else if Decoder.numbersLines {
+        if Decoder.numbersLines, isArray != true {
             decodeNumbered(nil)
-            try await flush(all: true)
-            summary.warnings = decoder.warnings.map(\.description)
-            return summary
         } else {
-            framer.finish { line, bytes in decode(line: line, bytes) }
+            if isArray == true {
+                try await readArray(collected)
+            } else {
+                framer.finish { line, bytes in decode(line: line, bytes) }
+            }
+            var last: [Decoder.Record] = []
+            var errors: [IngestError] = []
+            decoder.finish(onRecord: { last.append($0) }, onError: { errors.append($0) })
+            // What the decoder held to the end (an XML element, a CSV row without its newline) counts on the last line.
+            for r in last {
+                records.append(r)
+                lines.append(framer.lineNumber)
+            }
+            for e in errors { reject(line: framer.lineNumber, field: e.field, reason: e.reason, kind: e.kind) }
         }
-        var last: [Decoder.Record] = []
-        var errors: [IngestError] = []
-        decoder.finish(onRecord: { last.append($0) }, onError: { errors.append($0) })
-        // What the decoder held to the end (an XML element, a CSV row without its newline) counts on the last line.
-        for r in last {
-            records.append(r)
-            lines.append(framer.lineNumber)
-        }
-        for e in errors { reject(line: framer.lineNumber, field: e.field, reason: e.reason, kind: e.kind) }
         try await flush(all: true)
         summary.warnings = decoder.warnings.map(\.description)
         return summary
