@@ -18,6 +18,14 @@ import Testing
         JournalRecord(kind: UInt8(k % 5 + 1), payload: (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ k) })
     }
 
+    /// Polls `condition` for up to 30 s from this call, and once more after the last sleep. Each wait has its own
+    /// deadline: with every suite running at once, a starved task can wake late, and one deadline shared by
+    /// several waits once ran out before the last one had looked at all (a CI failure).
+    static func waitUntil(_ condition: () -> Bool) async throws {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !condition(), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
+    }
+
     static func readAll(_ directory: String, from: UInt64 = 0) throws -> [(UInt64, JournalRecord)] {
         var reader = try JournalReader(directory: directory, from: from)
         var out: [(UInt64, JournalRecord)] = []
@@ -70,8 +78,7 @@ import Testing
         let journal = try Journal(directory: directory, logger: logger)
         let first = try journal.write([Self.record(0), Self.record(1)])
         #expect(first == 0..<2)
-        let deadline = ContinuousClock.now + .seconds(30)
-        while journal.durablePosition < 2, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
+        try await Self.waitUntil { journal.durablePosition >= 2 }
         #expect(journal.durablePosition == 2)
         #expect(journal.statistics.fsyncs >= 1)
 
@@ -83,7 +90,7 @@ import Testing
         try await Task.sleep(for: .milliseconds(50))
         #expect(answered.withLock { $0.isEmpty }, "answered before record 3 was written")
         try journal.write([Self.record(3)])
-        while answered.withLock({ $0.isEmpty }), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
+        try await Self.waitUntil { !answered.withLock { $0.isEmpty } }
         let results = answered.withLock { $0 }
         #expect(results.count == 1)
         if case .failure(let e) = results.first { Issue.record("expected durable, got \(e)") }
