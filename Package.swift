@@ -210,7 +210,7 @@ let package = Package(
         .testTarget(name: "GeometryTests", dependencies: ["Geometry", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "JournalTests",
-            dependencies: ["Journal", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["Journal", "TestSupport", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict),
         // The host on a memory log and on real journal files with a real SQLite store: restart, checkpoints, crashes.
         .testTarget(

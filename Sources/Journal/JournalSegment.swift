@@ -86,6 +86,11 @@ enum JournalSystem {
         }
     }
 
+    /// Drops the clean page-cache pages of `[from, to)` (advice: an error changes nothing that matters).
+    static func releaseCache(_ fd: FileDescriptor, from: Int64, to: Int64) {
+        _ = posix_fadvise(fd.rawValue, off_t(from), off_t(to - from), POSIX_FADV_DONTNEED)
+    }
+
     /// Makes a new or renamed entry of `directory` durable.
     static func fsyncDirectory(_ directory: String) throws(JournalError) {
         let fd: FileDescriptor

@@ -1,5 +1,6 @@
 import Foundation
 import Storage
+import TestSupport
 import Testing
 import TriggerEngine
 
@@ -31,6 +32,20 @@ import TriggerEngine
         try await sink.deliver([Self.entry(3)])
         #expect(Self.lines(path) == [1, 2, 3].map { Self.entry($0).json })
         #expect(Self.entry(10).json.utf8.count == 99)
+    }
+
+    /// Synced lines leave the page cache in whole pages (the service never reads them back); the file reads the same.
+    @Test func syncedLinesLeaveThePageCache() async throws {
+        let path = try Self.directory().appendingPathComponent("out.ndjson").path
+        let sink = try NDJSONSink(path: path, name: "ndjson:\(path)")
+        for k in stride(from: 0, to: 1_000, by: 50) { try await sink.deliver((k..<k + 50).map(Self.entry)) }
+        guard let cache = PageCache.residentWholePages(path, before: 100_000) else {
+            print("skipped: \(path) is on a tmpfs (its pages live in the cache)")
+            return
+        }
+        #expect(cache.pages == 24)
+        #expect(cache.resident == 0, "\(cache.resident) of \(cache.pages) synced pages still cached")
+        #expect(Self.lines(path) == (0..<1_000).map { Self.entry($0).json })
     }
 
     @Test func rotatesBySizeKeepingNumberedFiles() async throws {

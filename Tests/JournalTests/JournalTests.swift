@@ -2,6 +2,7 @@ import Foundation
 import Journal
 import Logging
 import Synchronization
+import TestSupport
 import Testing
 
 /// The journal on a real file system: records come back in order with their positions, across reopening and
@@ -95,6 +96,25 @@ import Testing
         #expect(results.count == 1)
         if case .failure(let e) = results.first { Issue.record("expected durable, got \(e)") }
         #expect(journal.durablePosition == 4)
+    }
+
+    /// Once durable, a segment's whole pages leave the page cache (only a restart reads them again); what was
+    /// written reads back the same from disk.
+    @Test func durablePagesLeaveThePageCache() async throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let journal = try Journal(directory: directory, logger: logger)
+        for k in 0..<40 { try await journal.append([Self.record(k, size: 10_000)]) }
+        let segment = directory + "/" + (try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".journal") }.first ?? "")
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: segment)[.size] as? Int)
+        #expect(size > 400_000)
+        guard let cache = PageCache.residentWholePages(segment, before: size) else {
+            print("skipped: \(segment) is on a tmpfs (its pages live in the cache)")
+            return
+        }
+        #expect(cache.pages >= 97)
+        #expect(cache.resident == 0, "\(cache.resident) of \(cache.pages) durable pages still cached")
+        journal.close()
+        #expect(try Self.readAll(directory).map(\.1) == (0..<40).map { Self.record($0, size: 10_000) })
     }
 
     /// Closing with a waiter for a record never written answers it with an error, never with success.
