@@ -19,6 +19,12 @@ public final class FileHostLog: HostLog {
 
     public func write(_ records: [JournalRecord]) throws(JournalError) -> Range<UInt64> { try journal.write(records) }
 
+    public func write(_ records: [JournalRecord], startingSync: Bool) throws(JournalError) -> Range<UInt64> {
+        try journal.write(records, startingSync: startingSync)
+    }
+
+    public func syncWritten() { journal.syncNow() }
+
     public func waitDurable(through position: UInt64) async throws(JournalError) { try await journal.waitDurable(through: position) }
 
     public func whenDurable(through position: UInt64, _ done: @escaping @Sendable (JournalError?) -> Void) {

@@ -8,6 +8,11 @@ public protocol HostLog: Sendable {
     var nextPosition: UInt64 { get }
     /// Writes records after everything written before, in call order; not yet durable.
     func write(_ records: [JournalRecord]) throws(JournalError) -> Range<UInt64>
+    /// `write`, with the fsync left to `syncWritten()` when `startingSync` is false (a log whose writes start
+    /// nothing ignores it).
+    func write(_ records: [JournalRecord], startingSync: Bool) throws(JournalError) -> Range<UInt64>
+    /// Makes what was written durable on the calling thread (or leaves it to a sync already running).
+    func syncWritten()
     /// Returns once every record before `position` is durable. Concurrent waiters share the work.
     func waitDurable(through position: UInt64) async throws(JournalError)
     /// Calls `done` once every record before `position` is durable (nil) or with why not; a position not yet
@@ -26,6 +31,12 @@ public protocol HostLog: Sendable {
 }
 
 extension HostLog {
+    public func write(_ records: [JournalRecord], startingSync: Bool) throws(JournalError) -> Range<UInt64> {
+        try write(records)
+    }
+
+    public func syncWritten() {}
+
     /// Through a task that waits (`waitDurable`); a log that can call back from where durability is decided
     /// overrides it.
     public func whenDurable(through position: UInt64, _ done: @escaping @Sendable (JournalError?) -> Void) {

@@ -9,6 +9,10 @@ import TriggerEngine
 /// stage every batch passes (its share ~80 % busy), and rendering the notifications, encoding the record and the
 /// `pwrite` were 29 % of its time per batch.
 ///
+/// The same thread syncs what it wrote (`drain`): every record handed over is written, then one fsync covers them,
+/// and records handed over during it are written after it and share the next one. Waking a separate fsync thread
+/// per group commit cost 4 % of serve's CPU per fix (same throughput: the batches wait for the disk either way).
+///
 /// The host gives each record its position when it hands it over (positions count records, one per input), so it
 /// can answer a batch once `written(through:)` and the log's `waitDurable(through:)` both returned. After a failed
 /// write nothing more is written (a later record would take the failed one's position), and every waiter, present
@@ -20,6 +24,10 @@ final class RecordWriter: Sendable {
         var failure: String?
         /// Called once every record before `position` is in the log (nil) or with why it never will be.
         var waiters: [(position: UInt64, done: @Sendable (String?) -> Void)] = []
+        /// Records handed over and not yet written, in position order.
+        var pending: [(position: UInt64, input: HostInput, fired: [FiredNotification])] = []
+        /// Whether `drain` runs (or is queued).
+        var draining = false
     }
 
     private let state: Mutex<State>
@@ -44,31 +52,58 @@ final class RecordWriter: Sendable {
 
     /// Queues the record of `input` and the notifications it fired, which takes `position`.
     func submit(position: UInt64, input: HostInput, fired: [FiredNotification]) {
-        queue.async { self.write(position: position, input: input, fired: fired) }
+        let start = state.withLock { s -> Bool in
+            s.pending.append((position, input, fired))
+            defer { s.draining = true }
+            return !s.draining
+        }
+        if start { queue.async { self.drain() } }
     }
 
-    private func write(position: UInt64, input: HostInput, fired: [FiredNotification]) {
-        guard failure == nil else { return }
+    /// Writes every record handed over, then syncs them with one fsync on this thread, until none is left: the
+    /// group commit. Records handed over during an fsync are written after it, together.
+    private func drain() {
+        while true {
+            let batch = state.withLock { s in
+                defer { s.pending.removeAll(keepingCapacity: true) }
+                if s.pending.isEmpty { s.draining = false }
+                return s.pending
+            }
+            if batch.isEmpty { return }
+            var written: [(position: UInt64, notifications: [RecordedNotification])] = []
+            for r in batch {
+                guard let notifications = write(position: r.position, input: r.input, fired: r.fired) else { break }
+                written.append((r.position, notifications))
+            }
+            guard let last = written.last else { continue }
+            log.syncWritten()
+            for w in written { feeder.enqueue(position: w.position, w.notifications) }
+            finish(written: last.position + 1)
+        }
+    }
+
+    /// Writes one record (its fsync comes after the batch's); nil when nothing more is written.
+    private func write(position: UInt64, input: HostInput, fired: [FiredNotification]) -> [RecordedNotification]? {
+        guard failure == nil else { return nil }
         let notifications = fired.map(RecordedNotification.init)
         let record = scratch.withLock { HostRecord(input: input, notifications: notifications).journalRecord(using: &$0) }
         let range: Range<UInt64>
         do {
-            range = try log.write([record])
+            range = try log.write([record], startingSync: false)
         } catch {
             logger.critical("journal write failed; refusing further changes until a restart", metadata: ["error": "\(error)"])
             finish(failure: "\(error)")
-            return
+            return nil
         }
         guard range.lowerBound == position else {
             // Cannot happen while this writer is the log's only writer; were it to, acknowledging would be a lie.
             logger.critical("journal position mismatch", metadata: ["expected": "\(position)", "got": "\(range.lowerBound)"])
             finish(failure: "the journal record for position \(position) was written at \(range.lowerBound)")
-            return
+            return nil
         }
         metrics.journalRecords.increment()
         metrics.journalBytes.increment(by: record.payload.count)
-        feeder.enqueue(position: range.lowerBound, notifications)
-        finish(written: range.upperBound)
+        return notifications
     }
 
     private func finish(written: UInt64? = nil, failure: String? = nil) {

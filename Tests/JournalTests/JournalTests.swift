@@ -98,6 +98,32 @@ import Testing
         #expect(journal.durablePosition == 4)
     }
 
+    /// A write told not to start its fsync leaves the record unsynced until `syncNow`, which syncs on the caller's
+    /// thread and answers the waiters there, before it returns.
+    @Test func syncNowSyncsOnTheCallersThreadWhatWritesLeftUnsynced() async throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let journal = try Journal(directory: directory, logger: logger)
+        try journal.write([Self.record(0)], startingSync: false)
+        try journal.write([Self.record(1)], startingSync: false)
+        let answered = Mutex<[Bool]>([])
+        journal.whenDurable(through: 2) { r in
+            if case .success = r { answered.withLock { $0.append(true) } } else { answered.withLock { $0.append(false) } }
+        }
+        // A waiter for written records starts an fsync itself; let it finish, then check the deferred path alone.
+        try await Self.waitUntil { !answered.withLock { $0.isEmpty } }
+        #expect(answered.withLock { $0 } == [true])
+        let fsyncs = journal.statistics.fsyncs
+        try journal.write([Self.record(2)], startingSync: false)
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(journal.durablePosition == 2, "a write that was told not to sync got synced")
+        #expect(journal.statistics.fsyncs == fsyncs)
+        journal.syncNow()
+        #expect(journal.durablePosition == 3)
+        #expect(journal.statistics.fsyncs == fsyncs + 1)
+        journal.syncNow()  // nothing unsynced: no fsync
+        #expect(journal.statistics.fsyncs == fsyncs + 1)
+    }
+
     /// Once durable, a segment's whole pages leave the page cache (only a restart reads them again); what was
     /// written reads back the same from disk.
     @Test func durablePagesLeaveThePageCache() async throws {
