@@ -50,6 +50,7 @@ public struct ClusterServer: Sendable {
             configuration: .init(address: .hostname(listenAddress.ipAddress ?? configuration.host, port: configuration.port),
                                  serverName: "geotrigger"),
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? 0) },
+            eventLoopGroupProvider: .shared(SharedEventLoops.group(threads: configuration.connections.eventLoopCount(tls: false))),
             logger: logger)
         let group = ServiceGroup(configuration: .init(services: [
             .init(service: node, serviceName: "cluster node"),

@@ -4,6 +4,7 @@ import Glibc
 import Delivery
 import Host
 import Hummingbird
+import NIOPosix
 import HummingbirdCore
 import HummingbirdTLS
 import Logging
@@ -164,6 +165,11 @@ public struct GeoTriggerServer: Sendable {
         return result
     }
 
+    /// The threads serving connections (`http.eventLoops`).
+    var eventLoops: MultiThreadedEventLoopGroup {
+        SharedEventLoops.group(threads: configuration.connections.eventLoopCount(tls: tls != nil))
+    }
+
     public func makeApplication(onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }) throws -> some ApplicationProtocol {
         try application(services: [host.feeder, checkpoints, dispatcher] + (ticker.map { [$0] } ?? []), onServerRunning: onServerRunning)
     }
@@ -180,6 +186,7 @@ public struct GeoTriggerServer: Sendable {
                                  availableConnectionsDelegate: MaximumAvailableConnections(connectionLimit, logger: logger)),
             services: services,
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? 0) },
+            eventLoopGroupProvider: .shared(eventLoops),
             logger: logger)
     }
 

@@ -54,6 +54,8 @@ public enum ServeSettings {
               help: "Seconds a keep-alive connection may wait for its next request; then it is closed."),
         .init("http.maxConnections", flag: "http-max-connections", .integer, default: "512",
               help: "HTTP connections open at once; more wait in the listen backlog until one closes."),
+        .init("http.eventLoops", flag: "http-event-loops", .integer, default: nil,
+              help: "Threads reading and writing HTTP connections (requests are decoded elsewhere); default: 1, or one per core with TLS."),
         .init("tls.certificate", flag: "tls-certificate", .string, default: nil,
               help: "PEM certificate chain: with --tls-key, serve HTTPS only."),
         .init("tls.key", flag: "tls-key", .string, default: nil, help: "PEM private key of --tls-certificate."),
@@ -381,6 +383,10 @@ extension ServeSettings {
         if case .int(let n)? = values["http.maxConnections"]?.value {
             guard n >= 1 else { throw fail("http.maxConnections", "http.maxConnections must be at least 1, got \(n)") }
             limits.maximumConnections = n
+        }
+        if case .int(let n)? = values["http.eventLoops"]?.value {
+            guard n >= 1, n <= 256 else { throw fail("http.eventLoops", "http.eventLoops must be 1 to 256, got \(n)") }
+            limits.eventLoops = n
         }
         return limits
     }

@@ -74,6 +74,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ServeCommand.help("http.bodyTimeout")) var httpBodyTimeout: Double?
     @Option(help: ServeCommand.help("http.idleTimeout")) var httpIdleTimeout: Double?
     @Option(help: ServeCommand.help("http.maxConnections")) var httpMaxConnections: Int?
+    @Option(help: ServeCommand.help("http.eventLoops")) var httpEventLoops: Int?
     @Option(help: ServeCommand.help("tls.certificate")) var tlsCertificate: String?
     @Option(help: ServeCommand.help("tls.key")) var tlsKey: String?
     @Option(help: ServeCommand.help("clock")) var clock: String?
@@ -116,6 +117,7 @@ struct ServeCommand: AsyncParsableCommand {
         put("http.bodyTimeout", httpBodyTimeout)
         put("http.idleTimeout", httpIdleTimeout)
         put("http.maxConnections", httpMaxConnections)
+        put("http.eventLoops", httpEventLoops)
         put("webhook.batch", webhookBatch)
         put("webhook.secretFile", webhookSecretFile)
         put("webhook.signatureHeader", webhookSignatureHeader)

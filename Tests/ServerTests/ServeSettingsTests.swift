@@ -50,6 +50,19 @@ import Testing
         #expect(r.origins.isEmpty)
     }
 
+    /// `http.eventLoops`: one loop by default, one per core with TLS, any count from 1 to 256 when set.
+    @Test func eventLoopsDefaultToOneAndFollowTheSetting() async throws {
+        let defaults = try await ServeSettings.resolve(flags: [:], environment: [:], configFile: nil).configuration.connections
+        #expect(defaults.eventLoops == nil)
+        #expect(defaults.eventLoopCount(tls: false) == 1)
+        #expect(defaults.eventLoopCount(tls: true) == ProcessInfo.processInfo.activeProcessorCount)
+        let flag = try await ServeSettings.resolve(flags: ["http.eventLoops": .integer(3)], environment: [:], configFile: nil)
+        #expect(flag.configuration.connections.eventLoopCount(tls: true) == 3)
+        let environment = try await ServeSettings.resolve(flags: [:], environment: ["GEOTRIGGER_HTTP_EVENT_LOOPS": "2"], configFile: nil)
+        #expect(environment.configuration.connections.eventLoopCount(tls: false) == 2)
+        #expect(await error(environment: ["GEOTRIGGER_HTTP_EVENT_LOOPS": "0"]).contains("http.eventLoops must be 1 to 256, got 0"))
+    }
+
     @Test func flagsBeatEnvironmentBeatsFileBeatsDefault() async throws {
         let config = try file("""
             {"listen": "127.0.0.1:7001", "database": "file.sqlite", "maxBodyBytes": 1000, "clock": "event",
