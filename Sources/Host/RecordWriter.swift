@@ -11,7 +11,7 @@ import TriggerEngine
 ///
 /// The same thread syncs what it wrote (`drain`): every record handed over is written, then one fsync covers them,
 /// and records handed over during it are written after it and share the next one. Waking a separate fsync thread
-/// per group commit cost 4 % of serve's CPU per fix (same throughput: the batches wait for the disk either way).
+/// per group commit cost 2–4 % of serve's CPU per fix (same throughput: the batches wait for the disk either way).
 ///
 /// The host gives each record its position when it hands it over (positions count records, one per input), so it
 /// can answer a batch once `written(through:)` and the log's `waitDurable(through:)` both returned. After a failed

@@ -291,7 +291,8 @@ public final class Journal: Sendable {
         return range
     }
 
-    /// Runs on `syncQueue` while something written is not yet durable: fsync it, wake the waiters it covers, repeat.
+    /// Runs on `syncQueue` (or on `syncNow`'s caller) while something written is not yet durable: fsync it, wake the
+    /// waiters it covers, repeat.
     private func flushLoop() {
         while true {
             let (fd, path, upTo, synced, released) = state.withLock { s in

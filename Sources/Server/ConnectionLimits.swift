@@ -1,4 +1,5 @@
 import NIOCore
+
 /// What one HTTP client may hold: time to send a request's head and body, time a keep-alive connection may sit
 /// idle, and how many connections are open at once. Defaults are the documented ones (docs/service.md).
 public struct ConnectionLimits: Sendable {
