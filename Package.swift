@@ -227,7 +227,7 @@ let package = Package(
             dependencies: ["JSON", "TriggerEngine", "Geometry", "TestSupport", .product(name: "PropertyBased", package: "swift-property-based")],
             swiftSettings: strict),
         .testTarget(name: "IngestTests", dependencies: ["JSON", "Ingest", "TriggerEngine", "TestSupport"], swiftSettings: strict),
-        .testTarget(name: "StorageTests", dependencies: ["JSON", "Storage", "TriggerEngine"], swiftSettings: strict),
+        .testTarget(name: "StorageTests", dependencies: ["JSON", "Storage", "TriggerEngine", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "ServerTests",
             dependencies: [

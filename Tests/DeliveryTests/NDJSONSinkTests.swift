@@ -16,9 +16,7 @@ import TriggerEngine
     }
 
     static func directory() throws -> URL {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("delivery-tests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        return dir
+        try TestFolders.make("delivery-tests")
     }
 
     static func lines(_ path: String) -> [String] {

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import Storage
 import Synchronization
+import TestSupport
 import Testing
 import TriggerEngine
 
@@ -56,8 +57,7 @@ import TriggerEngine
             }
         }
         fired = Array(fired.prefix(count))
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("partial-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let dir = try TestFolders.make("partial")
         let store = try Store(path: dir.appendingPathComponent("g.sqlite").path, logger: Logger(label: "partial"))
         // As the host's feeder does: the notifications of durable journal records, a few per record.
         let outbox = JournalOutbox(sinks: ["picky"], cursors: [:])

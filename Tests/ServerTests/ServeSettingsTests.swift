@@ -1,6 +1,7 @@
 import Configuration
 import Foundation
 import Server
+import TestSupport
 import Testing
 
 /// `serve`'s settings: flags over environment over file over defaults, and errors that name the flag, variable or
@@ -9,8 +10,7 @@ import Testing
     let directory: URL
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("settings-tests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        directory = try TestFolders.make("settings-tests")
     }
 
     func file(_ text: String, name: String = "serve.json") throws -> String {

@@ -5,6 +5,7 @@ import Logging
 import Metrics
 import Prometheus
 import Server
+import TestSupport
 
 /// Prometheus as the metrics backend, bootstrapped once for the whole test process (the facade allows one).
 let testRegistry: PrometheusCollectorRegistry = {
@@ -13,24 +14,6 @@ let testRegistry: PrometheusCollectorRegistry = {
     return registry
 }()
 
-/// The folder every `TestServer` folder of this test process goes in, removed when the process exits: a test may
-/// read its files until it ends, and the suite starts hundreds of servers (their folders used to pile up in /tmp,
-/// 1,400 after a few runs).
-let testServerFolders: URL = {
-    let root = testServerFoldersPath()
-    try? FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-    atexit { removeTestServerFolders() }
-    return root
-}()
-
-private func testServerFoldersPath() -> URL {
-    FileManager.default.temporaryDirectory.appendingPathComponent("geotrigger-server-tests-\(getpid())")
-}
-
-private func removeTestServerFolders() {
-    try? FileManager.default.removeItem(at: testServerFoldersPath())
-}
-
 /// A real server on a loopback port chosen by the system, over a real SQLite file in its own temporary folder.
 struct TestServer {
     let directory: URL
@@ -38,8 +21,9 @@ struct TestServer {
     var sinkPath: String { directory.appendingPathComponent("out.ndjson").path }
 
     init() throws {
-        directory = testServerFolders.appendingPathComponent("server-tests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        // In the test process's folder, removed when it exits: a test may read its files until it ends, and the
+        // suite starts hundreds of servers (their folders used to pile up in /tmp, 1,400 after a few runs).
+        directory = try TestFolders.make("server-tests")
     }
 
     func configuration(token: String? = nil, limit: Int = 1 << 20, clock: ServerConfiguration.Clock = .wall) -> ServerConfiguration {

@@ -1,6 +1,7 @@
 import JSON
 import Foundation
 import Logging
+import TestSupport
 import Testing
 import TriggerEngine
 
@@ -12,8 +13,7 @@ import TriggerEngine
     let path: String
 
     init() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("restore-tests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try TestFolders.make("restore-tests")
         path = directory.appendingPathComponent("geotrigger.sqlite").path
     }
 

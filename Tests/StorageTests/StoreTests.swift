@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import TestSupport
 import Testing
 import TriggerEngine
 
@@ -11,8 +12,7 @@ import TriggerEngine
     var path: String { directory.appendingPathComponent("geotrigger.sqlite").path }
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("storage-tests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        directory = try TestFolders.make("storage-tests")
     }
 
     func open() throws -> Store { try Store(path: path, logger: Logger(label: "test")) }
