@@ -43,6 +43,17 @@ final class CacheAlignedArray<Element> {
         if i >= 0 && i < count { geotrigger_prefetch(base + i) }
     }
 
+    /// Starts loading bytes `first` and `last` of the object that element `i`'s reference at byte `field` points
+    /// at, reading the reference's bits only: a retain would write that object's first cache line, the very miss
+    /// to hide.
+    @inline(__always)
+    func prefetchReferent(_ i: Int, field: Int, first: Int, last: Int) {
+        guard i >= 0 && i < count else { return }
+        let object = UnsafeRawPointer(base + i).load(fromByteOffset: field, as: UnsafeRawPointer.self)
+        geotrigger_prefetch(object + first)
+        geotrigger_prefetch(object + last)
+    }
+
     /// Room for `n` elements without growing (a restore that knows how many it will append).
     func reserveCapacity(_ n: Int) {
         guard n > capacity else { return }
