@@ -1,3 +1,5 @@
+import CPrefetch
+
 /// Open-addressing hash table from a grid cell key to the head of that cell's entry list.
 ///
 /// The index looks up one cell per occupied level for every fix; Swift's `Dictionary` spends most of that time in
@@ -33,6 +35,14 @@ struct CellTable {
                 i = (i + 1) & mask
             }
         }
+    }
+
+    /// Starts loading the slot `lookup(key)` probes first (its key and its value).
+    @inline(__always)
+    func prefetch(_ key: UInt64) {
+        let i = Self.hash(key) & mask
+        keys.withUnsafeBufferPointer { geotrigger_prefetch($0.baseAddress! + i) }
+        values.withUnsafeBufferPointer { geotrigger_prefetch($0.baseAddress! + i) }
     }
 
     subscript(key: UInt64) -> Int32? {

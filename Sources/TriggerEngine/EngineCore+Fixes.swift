@@ -112,11 +112,11 @@ extension EngineCore {
                         devices.prefetch(Int(d))
                         if touchesObserver { prefetchObserver(Int(d)) }
                     }
-                    // Two ahead the record has arrived: its cached cell says which index entries the query reads
-                    // first, and its pair list where the list's count and first pair lie (`settle` reads both
-                    // first; under serve's load they were 77 % and 16 % of its samples).
+                    // Two ahead the record has arrived: its cached cell says whether the query reads that cell's
+                    // entries or probes the cell table first, and its pair list where the list's count and first
+                    // pair lie (`settle` reads both first; under serve's load they were 77 % and 16 % of its samples).
                     if k + 2 < fixes.count, k + 2 >= near, case let d = Int(guesses[(k + 2) & 7]), d >= 0, d < devices.count {
-                        index.prefetch(devices[d].cellCache)
+                        index.prefetch(latitude: fixes[k + 2].latitude, longitude: fixes[k + 2].longitude, cache: devices[d].cellCache)
                         // The list's storage object: its count at byte 16, the first pair's phase at 40.
                         devices.prefetchReferent(d, field: Self.pairsField, first: 16, last: 47)
                     }

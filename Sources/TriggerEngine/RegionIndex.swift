@@ -257,6 +257,18 @@ struct RegionIndex {
         entryBoxes.withUnsafeBufferPointer { geotrigger_prefetch($0.baseAddress! + Int(cache.start)) }
     }
 
+    /// `prefetch(_:)` for a fix at `latitude`, `longitude`, when one level is occupied: the cached cell's entries
+    /// if the fix is still in that cell, else the cell table's slot for its new cell, which the query probes
+    /// first (the probe's miss was a third of the query's samples with 100k sparse regions).
+    @inline(__always)
+    func prefetch(latitude: Double, longitude: Double, cache: CellCache) {
+        guard occupiedLevels.count == 1 else { return prefetch(cache) }
+        let level = occupiedLevels[0]
+        let y = RegionIndex.row(latitude, level: level)
+        let key = RegionIndex.key(level: level, x: column(longitude, row: y, level: level), y: y)
+        if cache.key == (key & 0x001F_FFFF_FFFF_FFFF) | UInt64(version & 0x7FF) << 53 { prefetch(cache) } else { cells.prefetch(key) }
+    }
+
     /// Appends to `out` every slot whose stored box, grown by `margin` metres, contains the point, once each:
     /// `stamps[slot]` is set to `stamp` as a slot is reported (a slot can be met in several cells).
     @inline(__always)
