@@ -262,7 +262,8 @@ struct RegionIndex {
     /// first (the probe's miss was a third of the query's samples with 100k sparse regions).
     @inline(__always)
     func prefetch(latitude: Double, longitude: Double, cache: CellCache) {
-        guard occupiedLevels.count == 1 else { return prefetch(cache) }
+        // A fix not yet validated: NaN or out of range would trap in the cell arithmetic (the fix is rejected later).
+        guard occupiedLevels.count == 1, abs(latitude) <= 90, abs(longitude) <= 180 else { return prefetch(cache) }
         let level = occupiedLevels[0]
         let y = RegionIndex.row(latitude, level: level)
         let key = RegionIndex.key(level: level, x: column(longitude, row: y, level: level), y: y)
