@@ -4,12 +4,19 @@ import Geometry
 extension EngineCore {
     @discardableResult
     mutating func process(_ fix: LocationFix, emit: (FiredNotification) -> Void) -> TriggerEngine.Outcome {
+        process(fix, hash: DeviceTable.hash(fix.device), guess: -1, emit: emit)
+    }
+
+    /// `process(_:emit:)` with the device name's table hash already worked out, and the record it was guessed at
+    /// (-1: none); the guess is taken only when that record holds the name (`process(batch:)`).
+    @inline(__always)
+    mutating func process(_ fix: LocationFix, hash: UInt32, guess: Int32, emit: (FiredNotification) -> Void) -> TriggerEngine.Outcome {
         if let reason = fix.invalidity { return reject(reason) }
         // Before anything moves: a fix from too far ahead must not move the watermark or its device's timeline.
         if isFuture(fix.timestamp) { return reject(.future) }
         // The clock moves first, so an idle sweep never frees the device record this fix is about to use.
         if configuration.clock == .eventTime, fix.timestamp > now { advance(to: fix.timestamp, emit: emit) }
-        let d = deviceIndex(fix.device, at: fix.timestamp)
+        let d = deviceIndex(fix.device, hash: hash, guess: guess)
         let accuracy = fix.horizontalAccuracy ?? 0
         if devices[Int(d)].hasFix {
             let last = devices[Int(d)].lastFixTime
@@ -103,6 +110,11 @@ extension EngineCore {
             }
         }
         for k in fixes.indices {
+            // Fix k's hash and guessed record, read before this round's look-ahead takes their ring places.
+            let (hash, guess) = withUnsafeBytes(of: &ring) { raw in
+                withUnsafeBytes(of: &guessed) { (raw.load(fromByteOffset: (k & 7) * 4, as: UInt32.self),
+                                                $0.load(fromByteOffset: (k & 7) * 4, as: Int32.self)) }
+            }
             withUnsafeMutableBytes(of: &ring) { raw in
                 withUnsafeMutableBytes(of: &guessed) { rawGuesses in
                     let hashes = raw.bindMemory(to: UInt32.self), guesses = rawGuesses.bindMemory(to: Int32.self)
@@ -127,7 +139,7 @@ extension EngineCore {
                     }
                 }
             }
-            outcome(k, process(fixes[k], emit: emit))
+            outcome(k, process(fixes[k], hash: hash, guess: k >= near ? guess : -1, emit: emit))
         }
     }
 
@@ -230,7 +242,15 @@ extension EngineCore {
 
     /// The device's slot, created on first sight.
     mutating func deviceIndex(_ name: String, at time: Timestamp) -> Int32 {
-        let h = DeviceTable.hash(name)
+        deviceIndex(name, hash: DeviceTable.hash(name), guess: -1)
+    }
+
+    /// `deviceIndex(_:at:)` for a name whose hash `h` is known, and the record `guess` it may be at: taken when
+    /// that record holds the name (a freed record's name is empty, and no two live records share a name), which
+    /// saves hashing the name again and probing the table.
+    @inline(__always)
+    mutating func deviceIndex(_ name: String, hash h: UInt32, guess: Int32) -> Int32 {
+        if guess >= 0, Int(guess) < devices.count, !name.isEmpty, devices[Int(guess)].name == name { return guess }
         if let d = deviceTable.find(name, hash: h, names: { devices[Int($0)].name == name }) { return d }
         let d: Int32
         if let free = freeDevices.popLast() {

@@ -7,10 +7,11 @@ import Testing
 /// `TriggerEngine.process(batch:)` prefetches the next fixes' device records and index entries while it evaluates:
 /// the notifications (every byte, in order) and each fix's outcome must be exactly those of `process` one fix at a
 /// time, however the fixes are cut into batches, with devices created mid-batch (the device table rehashes),
-/// rejected fixes (late, duplicate, invalid) and dwell deadlines settled on the way.
+/// rejected fixes (late, duplicate, invalid), dwell deadlines settled on the way, and (odd seeds) idle devices
+/// expired mid-batch, so a record guessed for a fix a few places ahead may have been freed or reused by then.
 @Suite struct BatchProcessingTests {
-    static func engine(_ scenario: TimeScenario) throws -> TriggerEngine {
-        let engine = TriggerEngine(configuration: TriggerEngine.Configuration(clock: .eventTime))
+    static func engine(_ scenario: TimeScenario, idleExpiry: Double?) throws -> TriggerEngine {
+        let engine = TriggerEngine(configuration: TriggerEngine.Configuration(clock: .eventTime, idleDeviceExpiry: idleExpiry))
         try engine.add(contentsOf: RequestDecoder().decodeRequests(JSONParser.parse(scenario.requestsJSON)))
         return engine
     }
@@ -42,7 +43,9 @@ import Testing
         invalid.latitude = .nan
         fixes.insert(invalid, at: fixes.count / 3)
 
-        let single = try Self.engine(scenario)
+        // A short expiry for odd seeds: devices silent for a while are freed and their records reused.
+        let idleExpiry: Double? = seed % 2 == 1 ? 60 : nil
+        let single = try Self.engine(scenario, idleExpiry: idleExpiry)
         var expected: [String] = []
         var expectedOutcomes: [TriggerEngine.Outcome] = []
         for f in fixes { expectedOutcomes.append(single.process(f) { expected.append($0.jsonLine) }) }
@@ -50,7 +53,11 @@ import Testing
         #expect(expected.count > 50, "seed \(seed): the scenario fires too little to say anything")
         #expect(expectedOutcomes.contains { $0 != .evaluated }, "seed \(seed): no fix was rejected")
 
-        let batched = try Self.engine(scenario)
+        if idleExpiry != nil {
+            #expect(single.statistics.devicesExpired > 0, "seed \(seed): no device expired, so no freed record was met")
+        }
+
+        let batched = try Self.engine(scenario, idleExpiry: idleExpiry)
         var got: [String] = []
         var outcomes = [TriggerEngine.Outcome?](repeating: nil, count: fixes.count)
         var start = 0
