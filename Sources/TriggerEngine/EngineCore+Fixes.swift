@@ -4,13 +4,15 @@ import Geometry
 extension EngineCore {
     @discardableResult
     mutating func process(_ fix: LocationFix, emit: (FiredNotification) -> Void) -> TriggerEngine.Outcome {
-        process(fix, hash: DeviceTable.hash(fix.device), guess: -1, emit: emit)
+        process(fix, hash: DeviceTable.hash(fix.device), guess: -1, cellKey: RegionIndex.unknownKey, emit: emit)
     }
 
-    /// `process(_:emit:)` with the device name's table hash already worked out, and the record it was guessed at
-    /// (-1: none); the guess is taken only when that record holds the name (`process(batch:)`).
+    /// `process(_:emit:)` with the device name's table hash already worked out, the record it was guessed at
+    /// (-1: none; taken only when that record holds the name) and the fix's cell key at the index's one occupied
+    /// level (or `RegionIndex.unknownKey`): `process(batch:)` works them out ahead.
     @inline(__always)
-    mutating func process(_ fix: LocationFix, hash: UInt32, guess: Int32, emit: (FiredNotification) -> Void) -> TriggerEngine.Outcome {
+    mutating func process(_ fix: LocationFix, hash: UInt32, guess: Int32, cellKey: UInt64,
+                          emit: (FiredNotification) -> Void) -> TriggerEngine.Outcome {
         if let reason = fix.invalidity { return reject(reason) }
         // Before anything moves: a fix from too far ahead must not move the watermark or its device's timeline.
         if isFuture(fix.timestamp) { return reject(.future) }
@@ -37,7 +39,7 @@ extension EngineCore {
         let currentStamp = nextStamp()
         candidates.removeAll(keepingCapacity: true)
         index.query(latitude: fix.latitude, longitude: fix.longitude, margin: accuracy, stamp: currentStamp,
-                    stamps: &slotStamp, into: &candidates, cache: &devices[Int(d)].cellCache)
+                    stamps: &slotStamp, into: &candidates, cache: &devices[Int(d)].cellCache, knownKey: cellKey)
         statistics.candidateTests += candidates.count
         // Slot order, not the index's cell order (which depends on how the index was built: a batch of requests or
         // one at a time, before or after a restart): the order one fix fires in decides deliveryId ordinals.
@@ -102,6 +104,12 @@ extension EngineCore {
         // record each was guessed at from `near` ahead, so the table is probed once.
         var ring = (UInt32(0), UInt32(0), UInt32(0), UInt32(0), UInt32(0), UInt32(0), UInt32(0), UInt32(0))
         var guessed = (Int32(-1), Int32(-1), Int32(-1), Int32(-1), Int32(-1), Int32(-1), Int32(-1), Int32(-1))
+        // And the cell keys worked out two ahead (`RegionIndex.unknownKey` where none was).
+        // A fix can end a request (`repeats: false`), and a removal can rebuild the index on another level: keys
+        // are used only under the index version they were worked out for.
+        let u = RegionIndex.unknownKey
+        var cellKeys = (u, u, u, u, u, u, u, u)
+        var keysVersion = index.version
         withUnsafeMutableBytes(of: &ring) { raw in
             let hashes = raw.bindMemory(to: UInt32.self)
             for k in 0..<min(far, fixes.count) {
@@ -115,6 +123,12 @@ extension EngineCore {
                 withUnsafeBytes(of: &guessed) { (raw.load(fromByteOffset: (k & 7) * 4, as: UInt32.self),
                                                 $0.load(fromByteOffset: (k & 7) * 4, as: Int32.self)) }
             }
+            let cellKey = index.version != keysVersion ? RegionIndex.unknownKey
+                : withUnsafeBytes(of: &cellKeys) { $0.load(fromByteOffset: (k & 7) * 8, as: UInt64.self) }
+            if index.version != keysVersion {
+                keysVersion = index.version
+                cellKeys = (u, u, u, u, u, u, u, u)
+            }
             withUnsafeMutableBytes(of: &ring) { raw in
                 withUnsafeMutableBytes(of: &guessed) { rawGuesses in
                     let hashes = raw.bindMemory(to: UInt32.self), guesses = rawGuesses.bindMemory(to: Int32.self)
@@ -127,11 +141,13 @@ extension EngineCore {
                     // Two ahead the record has arrived: its cached cell says whether the query reads that cell's
                     // entries or probes the cell table first, and its pair list where the list's count and first
                     // pair lie (`settle` reads both first; under serve's load they were 77 % and 16 % of its samples).
+                    var key = RegionIndex.unknownKey
                     if k + 2 < fixes.count, k + 2 >= near, case let d = Int(guesses[(k + 2) & 7]), d >= 0, d < devices.count {
-                        index.prefetch(latitude: fixes[k + 2].latitude, longitude: fixes[k + 2].longitude, cache: devices[d].cellCache)
+                        key = index.prefetch(latitude: fixes[k + 2].latitude, longitude: fixes[k + 2].longitude, cache: devices[d].cellCache)
                         // The list's storage object: its count at byte 16, the first pair's phase at 40.
                         devices.prefetchReferent(d, field: Self.pairsField, first: 16, last: 47)
                     }
+                    withUnsafeMutableBytes(of: &cellKeys) { $0.storeBytes(of: key, toByteOffset: ((k + 2) & 7) * 8, as: UInt64.self) }
                     if k + far < fixes.count {
                         let h = DeviceTable.hash(fixes[k + far].device)
                         hashes[(k + far) & 7] = h
@@ -139,7 +155,7 @@ extension EngineCore {
                     }
                 }
             }
-            outcome(k, process(fixes[k], hash: hash, guess: k >= near ? guess : -1, emit: emit))
+            outcome(k, process(fixes[k], hash: hash, guess: k >= near ? guess : -1, cellKey: cellKey, emit: emit))
         }
     }
 

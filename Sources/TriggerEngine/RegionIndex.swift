@@ -260,22 +260,38 @@ struct RegionIndex {
     /// `prefetch(_:)` for a fix at `latitude`, `longitude`, when one level is occupied: the cached cell's entries
     /// if the fix is still in that cell, else the cell table's slot for its new cell, which the query probes
     /// first (the probe's miss was a third of the query's samples with 100k sparse regions).
+    /// Returns the cell's key, for the fix's `query` (`knownKey`), or `unknownKey` when it was not worked out.
     @inline(__always)
-    func prefetch(latitude: Double, longitude: Double, cache: CellCache) {
+    func prefetch(latitude: Double, longitude: Double, cache: CellCache) -> UInt64 {
         // A fix not yet validated: NaN or out of range would trap in the cell arithmetic (the fix is rejected later).
-        guard occupiedLevels.count == 1, abs(latitude) <= 90, abs(longitude) <= 180 else { return prefetch(cache) }
+        guard occupiedLevels.count == 1, abs(latitude) <= 90, abs(longitude) <= 180 else {
+            prefetch(cache)
+            return RegionIndex.unknownKey
+        }
+        let key = oneLevelKey(latitude: latitude, longitude: longitude)
+        if cache.key == (key & 0x001F_FFFF_FFFF_FFFF) | UInt64(version & 0x7FF) << 53 { prefetch(cache) } else { cells.prefetch(key) }
+        return key
+    }
+
+    /// No cell has this key (level bits 63–58 all set: there are 24 levels).
+    static let unknownKey = UInt64.max
+
+    /// The key of the cell holding the point at the one occupied level.
+    @inline(__always)
+    private func oneLevelKey(latitude: Double, longitude: Double) -> UInt64 {
         let level = occupiedLevels[0]
         let y = RegionIndex.row(latitude, level: level)
-        let key = RegionIndex.key(level: level, x: column(longitude, row: y, level: level), y: y)
-        if cache.key == (key & 0x001F_FFFF_FFFF_FFFF) | UInt64(version & 0x7FF) << 53 { prefetch(cache) } else { cells.prefetch(key) }
+        return RegionIndex.key(level: level, x: column(longitude, row: y, level: level), y: y)
     }
 
     /// Appends to `out` every slot whose stored box, grown by `margin` metres, contains the point, once each:
     /// `stamps[slot]` is set to `stamp` as a slot is reported (a slot can be met in several cells).
     @inline(__always)
 
+    /// `knownKey`: the point's cell key at the one occupied level when `prefetch(latitude:longitude:cache:)` already
+    /// worked it out for this index (a division and a multiplication saved per fix), else `unknownKey`.
     func query(latitude: Double, longitude: Double, margin: Double, stamp: UInt32, stamps: inout [UInt32],
-               into out: inout [Int32], cache: inout CellCache) {
+               into out: inout [Int32], cache: inout CellCache, knownKey: UInt64 = RegionIndex.unknownKey) {
         let fLat = Float(latitude), fLon = Float(longitude)
         // The margin in degrees costs a cosine: worked out only once some box has to be tested.
         var marginDegrees: (lat: Float, lon: Float)?
@@ -328,9 +344,7 @@ struct RegionIndex {
                     }
                 }
                 if extra == 0, occupiedLevels.count == 1 {
-                    let level = occupiedLevels[0]
-                    let y = RegionIndex.row(latitude, level: level)
-                    let key = RegionIndex.key(level: level, x: column(longitude, row: y, level: level), y: y)
+                    let key = knownKey != RegionIndex.unknownKey ? knownKey : oneLevelKey(latitude: latitude, longitude: longitude)
                     // Column (bits 29–52: at most 2^23, at level 23) and row (under 2^22), the version's tag above.
                     let tagged = (key & 0x001F_FFFF_FFFF_FFFF) | UInt64(version & 0x7FF) << 53
                     if cache.key != tagged {

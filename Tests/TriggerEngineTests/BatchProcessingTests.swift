@@ -74,4 +74,50 @@ import Testing
         let first = (0..<max(got.count, expected.count)).first { $0 >= got.count || $0 >= expected.count || got[$0] != expected[$0] }
         #expect(first == nil, "seed \(seed): notification \(first ?? -1) of \(expected.count) differs")
     }
+
+    /// A fix can end a `repeats: false` request, and enough of those rebuild the index mid-batch, here on a coarser
+    /// level: 270 small circles (140 m filed, level 18) and 20 larger ones (320 m, still level 18 beside them);
+    /// once 257 small ones are gone the larger ones are the median and everything moves to level 16. The batch
+    /// works out the cell keys of the fixes two ahead: a key from before the rebuild must not be used after it
+    /// (the fixes right after it would find no cell, and their entries would be missed).
+    @Test func anIndexRebuiltMidBatchOnAnotherLevelGivesTheOneByOneNotifications() throws {
+        var requests: [String] = []
+        for k in 0..<20 {
+            requests.append(#"{"identifier":"large-\#(k)","trigger":{"region":{"type":"circle","id":"L\#(k)","center":{"latitude":\#(1 + Double(k) * 0.01),"longitude":0},"radius":110},"repeats":true}}"#)
+        }
+        func small(_ i: Int) -> (latitude: Double, longitude: Double) { (Double(i / 18) * 0.002, Double(i % 18) * 0.002) }
+        for i in 0..<270 {
+            let c = small(i)
+            requests.append(#"{"identifier":"small-\#(i)","trigger":{"region":{"type":"circle","id":"S\#(i)","center":{"latitude":\#(c.latitude),"longitude":\#(c.longitude)},"radius":20},"repeats":false}}"#)
+        }
+        let json = "[" + requests.joined(separator: ",") + "]"
+        func engine() throws -> TriggerEngine {
+            let e = TriggerEngine(configuration: TriggerEngine.Configuration(clock: .eventTime))
+            try e.add(contentsOf: RequestDecoder().decodeRequests(JSONParser.parse(json)))
+            return e
+        }
+        // Round 0: each device beside its small circle; round 1: into it (the small request fires and ends);
+        // round 2: beside it again.
+        let start = Timestamp(microseconds: 1_800_000_000_000_000)
+        var fixes: [LocationFix] = []
+        for round in 0..<3 {
+            for i in 0..<270 {
+                let c = small(i)
+                let offset = round == 1 ? 0 : 0.0009
+                fixes.append(LocationFix(device: "device-\(i)", timestamp: Timestamp(microseconds: start.microseconds + Int64(round) * 10_000_000),
+                                         latitude: c.latitude + offset, longitude: c.longitude, horizontalAccuracy: 5))
+            }
+        }
+        let single = try engine()
+        var expected: [String] = []
+        for f in fixes { single.process(f) { expected.append($0.jsonLine) } }
+        #expect(single.pendingCount == 20, "every small request fires once and ends")
+        #expect(expected.count == 270, "one entry into each small circle, nothing else")
+
+        let batched = try engine()
+        var got: [String] = []
+        fixes.withUnsafeBufferPointer { batch in batched.process(batch: batch, emit: { got.append($0.jsonLine) }, outcome: { _, _ in }) }
+        let first = (0..<max(got.count, expected.count)).first { $0 >= got.count || $0 >= expected.count || got[$0] != expected[$0] }
+        #expect(first == nil, "notification \(first ?? -1) of \(expected.count) differs (\(got.count) in the batch)")
+    }
 }
