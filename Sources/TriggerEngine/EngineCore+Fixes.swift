@@ -104,9 +104,9 @@ extension EngineCore {
         // record each was guessed at from `near` ahead, so the table is probed once.
         var ring = (UInt32(0), UInt32(0), UInt32(0), UInt32(0), UInt32(0), UInt32(0), UInt32(0), UInt32(0))
         var guessed = (Int32(-1), Int32(-1), Int32(-1), Int32(-1), Int32(-1), Int32(-1), Int32(-1), Int32(-1))
-        // And the cell keys worked out two ahead (`RegionIndex.unknownKey` where none was).
-        // A fix can end a request (`repeats: false`), and a removal can rebuild the index on another level: keys
-        // are used only under the index version they were worked out for.
+        // And the cell keys worked out two ahead (`RegionIndex.unknownKey` where none was), used only under the
+        // index version they were worked out for: a fix can end a request (`repeats: false`), and a removal can
+        // rebuild the index on another level.
         let u = RegionIndex.unknownKey
         var cellKeys = (u, u, u, u, u, u, u, u)
         var keysVersion = index.version

@@ -285,11 +285,10 @@ struct RegionIndex {
     }
 
     /// Appends to `out` every slot whose stored box, grown by `margin` metres, contains the point, once each:
-    /// `stamps[slot]` is set to `stamp` as a slot is reported (a slot can be met in several cells).
+    /// `stamps[slot]` is set to `stamp` as a slot is reported (a slot can be met in several cells). `knownKey`: the
+    /// point's cell key at the one occupied level when `prefetch(latitude:longitude:cache:)` already worked it out
+    /// for this index version (a division and a multiplication saved per fix), else `unknownKey`.
     @inline(__always)
-
-    /// `knownKey`: the point's cell key at the one occupied level when `prefetch(latitude:longitude:cache:)` already
-    /// worked it out for this index (a division and a multiplication saved per fix), else `unknownKey`.
     func query(latitude: Double, longitude: Double, margin: Double, stamp: UInt32, stamps: inout [UInt32],
                into out: inout [Int32], cache: inout CellCache, knownKey: UInt64 = RegionIndex.unknownKey) {
         let fLat = Float(latitude), fLon = Float(longitude)
