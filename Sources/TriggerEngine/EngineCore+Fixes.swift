@@ -123,9 +123,9 @@ extension EngineCore {
                 withUnsafeBytes(of: &guessed) { (raw.load(fromByteOffset: (k & 7) * 4, as: UInt32.self),
                                                 $0.load(fromByteOffset: (k & 7) * 4, as: Int32.self)) }
             }
-            let cellKey = index.version != keysVersion ? RegionIndex.unknownKey
-                : withUnsafeBytes(of: &cellKeys) { $0.load(fromByteOffset: (k & 7) * 8, as: UInt64.self) }
+            var cellKey = withUnsafeBytes(of: &cellKeys) { $0.load(fromByteOffset: (k & 7) * 8, as: UInt64.self) }
             if index.version != keysVersion {
+                cellKey = RegionIndex.unknownKey
                 keysVersion = index.version
                 cellKeys = (u, u, u, u, u, u, u, u)
             }
