@@ -8,8 +8,10 @@ public final class FileHostLog: HostLog {
 
     /// Opens (or creates) the directory. A torn journal tail is cut off and logged; other damage throws unless
     /// `recover`.
-    public init(directory: String, segmentBytes: Int = 64 << 20, recover: Bool = false, logger: Logger) throws(JournalError) {
-        journal = try Journal(directory: directory, configuration: .init(segmentBytes: segmentBytes, recover: recover), logger: logger)
+    public init(directory: String, segmentBytes: Int = 64 << 20, recover: Bool = false, preallocate: Bool = true,
+                logger: Logger) throws(JournalError) {
+        journal = try Journal(directory: directory, configuration: .init(segmentBytes: segmentBytes, recover: recover, preallocate: preallocate),
+                              logger: logger)
         checkpointFiles = CheckpointFiles(directory: directory)
     }
 

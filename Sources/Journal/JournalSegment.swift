@@ -6,8 +6,15 @@ import Glibc
 
 /// One segment file: a 16-byte header (magic, then the position of its first record as UInt64 LE) and frames.
 /// Named by that position, zero-padded, so a directory listing sorts in journal order.
+///
+/// Two kinds, told apart by the magic's last byte: an appended segment (version 1) grows with every record; a
+/// preallocated one (version 2) was filled with zeros and made durable before its first record, so a record is
+/// written over blocks the file system already allocated and its fsync flushes data only (measured here: 0.12 ms
+/// per 76 KB record written and synced, against 0.18–0.21 ms appended; `Journal.prepareSpare`). In a preallocated
+/// segment, zeros where the next frame would start are its end, not damage.
 struct JournalSegment: Sendable, Hashable {
     static let magic: [UInt8] = Array("GTJRNL".utf8) + [0, 1]
+    static let preallocatedMagic: [UInt8] = Array("GTJRNL".utf8) + [0, 2]
     static let headerSize = 16
     static let suffix = ".journal"
 
@@ -19,8 +26,8 @@ struct JournalSegment: Sendable, Hashable {
         return String(repeating: "0", count: max(0, 20 - digits.count)) + digits + suffix
     }
 
-    static func header(_ first: UInt64) -> [UInt8] {
-        var h = magic
+    static func header(_ first: UInt64, preallocated: Bool = false) -> [UInt8] {
+        var h = preallocated ? preallocatedMagic : magic
         withUnsafeBytes(of: first.littleEndian) { h.append(contentsOf: $0) }
         return h
     }
@@ -33,15 +40,25 @@ struct JournalSegment: Sendable, Hashable {
         /// The first bad frame, if any: its offset, what is wrong, and whether it can be a torn tail (nothing whole
         /// after it: a write cut short by a crash).
         var problem: (offset: Int, reason: String, tornTail: Bool)?
+        /// A preallocated segment (zeros after its last frame).
+        var preallocated = false
+        /// Where the bytes that are not zeros end: in a preallocated segment, what a torn tail left ends here.
+        var dataEnd = 0
     }
 
     /// Reads every frame of `bytes` (the whole file), stopping at the first bad one.
     static func scan(_ bytes: [UInt8], firstPosition: UInt64) -> Scan {
         var scan = Scan()
         bytes.withUnsafeBytes { b in
-            guard b.count >= headerSize, Array(b[0..<8]) == magic else {
+            scan.dataEnd = b.count
+            let preallocated = b.count >= headerSize && Array(b[0..<8]) == preallocatedMagic
+            guard b.count >= headerSize, preallocated || Array(b[0..<8]) == magic else {
                 scan.problem = (0, "not a GeoTrigger journal segment (bad header)", b.count < headerSize)
                 return
+            }
+            if preallocated {
+                scan.preallocated = true
+                scan.dataEnd = max(headerSize, endOfData(b))
             }
             var position = firstPosition
             var off = headerSize
@@ -53,6 +70,12 @@ struct JournalSegment: Sendable, Hashable {
                 }
                 let length = Int(JournalFrame.u32(b, off)), crc = JournalFrame.u32(b, off + 4)
                 if length == 0 || length > JournalFrame.maximumBody {
+                    if preallocated {
+                        // Zeros from here on: the end. Else a header is torn when nothing but zeros follows it.
+                        if off >= scan.dataEnd { return }
+                        scan.problem = (off, "impossible frame length \(length)", off + JournalFrame.headerSize >= scan.dataEnd)
+                        return
+                    }
                     let zeros = b[off...].allSatisfy { $0 == 0 }
                     scan.problem = (off, zeros ? "zeros to the end of the file" : "impossible frame length \(length)", zeros)
                     return
@@ -64,7 +87,7 @@ struct JournalSegment: Sendable, Hashable {
                 let body = UnsafeRawBufferPointer(rebasing: b[(off + 8)..<(off + 8 + length)])
                 let end = off + 8 + length
                 guard CRC32C.checksum(body) == crc else {
-                    scan.problem = (off, "checksum mismatch", end == b.count)
+                    scan.problem = (off, "checksum mismatch", end == b.count || (preallocated && end >= scan.dataEnd))
                     return
                 }
                 scan.records.append((position, off, JournalRecord(kind: body[0], payload: Array(body[1...]))))
@@ -74,6 +97,18 @@ struct JournalSegment: Sendable, Hashable {
             }
         }
         return scan
+    }
+
+    /// One past the last byte of `b` that is not zero (0 if all are), eight bytes at a time: a preallocated
+    /// segment is mostly zeros when a restart reads it.
+    static func endOfData(_ b: UnsafeRawBufferPointer) -> Int {
+        var end = b.count
+        while end % 8 != 0, b[end - 1] == 0 { end -= 1 }
+        if end % 8 == 0 {
+            while end >= 8, b.loadUnaligned(fromByteOffset: end - 8, as: UInt64.self) == 0 { end -= 8 }
+        }
+        while end > 0, b[end - 1] == 0 { end -= 1 }
+        return end
     }
 }
 

@@ -49,7 +49,7 @@ public struct GeoTriggerServer: Sendable {
         self.configuration = configuration
         do {
             self.log = try FileHostLog(directory: configuration.effectiveJournalPath, segmentBytes: configuration.journalSegmentBytes,
-                                      recover: configuration.recover, logger: logger)
+                                      recover: configuration.recover, preallocate: configuration.journalPreallocate, logger: logger)
         } catch {
             throw ServerConfigurationError(reason: "cannot open the journal \(configuration.effectiveJournalPath): \(error)\(configuration.recover ? "" : "; start with --recover to keep what precedes the damage")")
         }

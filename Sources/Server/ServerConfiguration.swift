@@ -41,6 +41,8 @@ public struct ServerConfiguration: Sendable {
     /// Start despite damage inside the journal or the newest checkpoint: keep what precedes it and say loudly
     /// what was skipped.
     public var recover = false
+    /// Journal segments are preallocated (`Journal.Configuration.preallocate`); off for copy-on-write file systems.
+    public var journalPreallocate = true
     /// With a `nats://` or `kafka://` journal: this instance's name, the input's partitions, the copies of every
     /// stream or topic, the lease TTL (JetStream) and the group's session timeout (Kafka) (docs/cluster.md).
     public var clusterInstance: String?

@@ -63,6 +63,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ServeCommand.help("cluster.sessionTimeout")) var sessionTimeout: Double?
     @Flag(help: "Start despite damage inside the journal or the newest checkpoint: use the newest good checkpoint and the journal up to the damage, and report loudly what was skipped (moved aside, not deleted).")
     var recover = false
+    @Flag(name: .customLong("no-journal-preallocation"),
+          help: "Grow each journal segment as records are appended, instead of writing it full of zeros ahead (in the background) and writing records over them, which spares every fsync the file's metadata. For copy-on-write file systems (btrfs, ZFS), where writing over zeros gains nothing.")
+    var noJournalPreallocation = false
     @Option(help: ServeCommand.help("listen")) var listen: String?
     @Option(name: .customLong("sink"), help: ServeCommand.help("sink")) var sinks: [String] = []
     @Option(name: .customLong("input"), help: ServeCommand.help("input")) var inputs: [String] = []
@@ -173,7 +176,7 @@ struct ServeCommand: AsyncParsableCommand {
             logger.debug("setting", metadata: ["key": "\(key)", "from": "\(origin)"])
         }
 
-        let configuration = { var c = settings.configuration; c.recover = recover; return c }()
+        let configuration = { var c = settings.configuration; c.recover = recover; c.journalPreallocate = !noJournalPreallocation; return c }()
         if let log = configuration.clusterLog {
             try await runCluster(configuration, log: log, bluetooth: settings.bluetoothAdapter, logger: logger,
                                  metricsText: { registry.emitToBuffer() })

@@ -70,7 +70,8 @@ import TriggerEngine
         try FileManager.default.copyItem(atPath: journal, toPath: damaged.path)
         let segment = try #require(try FileManager.default.contentsOfDirectory(atPath: damaged.path).filter { $0.hasSuffix(".journal") }.sorted().first)
         var bytes = try Data(contentsOf: damaged.appendingPathComponent(segment))
-        let middle = bytes.count / 2
+        // The middle of the records: a preallocated segment goes on with zeros after them.
+        let middle = ((bytes.lastIndex { $0 != 0 } ?? 0) + 1) / 2
         for k in middle..<(middle + 16) { bytes[k] ^= 0xFF }
         try bytes.write(to: damaged.appendingPathComponent(segment))
         let hurt = try CLIRunner.run(["replay", regions, damaged.path])

@@ -13,16 +13,17 @@ import Testing
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("journal-damage-\(UUID().uuidString)").path
     }
 
-    func write(_ n: Int, segmentBytes: Int = 64 << 20) async throws -> String {
-        let journal = try Journal(directory: directory, configuration: .init(segmentBytes: segmentBytes), logger: logger)
+    func write(_ n: Int, segmentBytes: Int = 64 << 20, preallocate: Bool = true) async throws -> String {
+        let journal = try Journal(directory: directory, configuration: .init(segmentBytes: segmentBytes, preallocate: preallocate), logger: logger)
         for k in 0..<n { try await journal.append([JournalTests.record(k)]) }
         journal.close()
         return directory + "/" + (try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".journal") }.sorted().last!)
     }
 
-    func append(_ bytes: [UInt8], to path: String) throws {
+    /// Writes `bytes` where the next record would go (in a preallocated segment, over its zeros).
+    func write(_ bytes: [UInt8], to path: String, at offset: Int) throws {
         let h = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
-        try h.seekToEnd()
+        try h.seek(toOffset: UInt64(offset))
         try h.write(contentsOf: Data(bytes))
         try h.close()
     }
@@ -41,14 +42,23 @@ import Testing
         ("a partial frame header", [UInt8](repeating: 7, count: 5)),
         ("a frame cut short", [60, 0, 0, 0, 1, 2, 3, 4, 1, 9, 9]),
         ("zeros", [UInt8](repeating: 0, count: 300)),
-    ] as [(String, [UInt8])])
-    func tornTailIsCutOffAndTheJournalGoesOn(what: String, tail: [UInt8]) async throws {
+    ] as [(String, [UInt8])], [true, false] as [Bool])
+    func tornTailIsCutOffAndTheJournalGoesOn(torn tail: (what: String, bytes: [UInt8]), preallocated: Bool) async throws {
+        let (what, tail) = tail
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let path = try await write(10)
-        try append(tail, to: path)
-        let journal = try Journal(directory: directory, logger: logger)
-        let torn = try #require(journal.openReport.tornTail, "\(what)")
-        #expect(torn.offset == Int64(header + 10 * frame) && torn.bytes == Int64(tail.count))
+        let path = try await write(10, preallocate: preallocated)
+        let end = header + 10 * frame
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
+        #expect(size == (preallocated ? 64 << 20 : end))
+        try write(tail, to: path, at: end)
+        let journal = try Journal(directory: directory, configuration: .init(preallocate: preallocated), logger: logger)
+        if preallocated && what == "zeros" {
+            // Zeros where the next frame would start are a preallocated segment's end.
+            #expect(journal.openReport.tornTail == nil)
+        } else {
+            let torn = try #require(journal.openReport.tornTail, "\(what)")
+            #expect(torn.offset == Int64(end) && torn.bytes == Int64(tail.count))
+        }
         #expect(journal.nextPosition == 10)
         #expect(try await journal.append([JournalTests.record(10)]) == 10..<11)
         #expect(try JournalTests.readAll(directory).map(\.0) == Array(0..<11))
@@ -83,24 +93,37 @@ import Testing
         #expect(throws: JournalError.self) { _ = try Journal(directory: directory, logger: logger) }
     }
 
-    @Test func lastFrameWithABadChecksumIsATornTail() async throws {
+    @Test(arguments: [true, false])
+    func lastFrameWithABadChecksumIsATornTail(preallocated: Bool) async throws {
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let path = try await write(10)
+        let path = try await write(10, preallocate: preallocated)
         try flip(path, at: header + 9 * frame + 20)
         let journal = try Journal(directory: directory, logger: logger)
         #expect(journal.openReport.tornTail?.reason == "checksum mismatch")
         #expect(journal.nextPosition == 9)
     }
 
-    @Test func damageInsideRefusesToOpenWithFileAndOffset() async throws {
+    @Test(arguments: [true, false])
+    func damageInsideRefusesToOpenWithFileAndOffset(preallocated: Bool) async throws {
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let path = try await write(10)
+        let path = try await write(10, preallocate: preallocated)
         try flip(path, at: header + 3 * frame + 20)
         #expect(throws: JournalError.damaged(path: path, offset: Int64(header + 3 * frame), reason: "checksum mismatch")) {
             _ = try Journal(directory: directory, logger: logger)
         }
         // The reader refuses the same way: a replay never silently skips records.
         #expect(throws: JournalError.self) { _ = try JournalTests.readAll(directory) }
+    }
+
+    /// A preallocated segment with garbage after zeros (bytes where no write of the journal's goes) is damage,
+    /// not a torn tail: a torn tail is only what follows the last record directly.
+    @Test func bytesAfterAPreallocatedSegmentsZerosAreDamage() async throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = try await write(10)
+        try write([1, 2, 3], to: path, at: header + 10 * frame + 4096)
+        #expect(throws: JournalError.damaged(path: path, offset: Int64(header + 10 * frame), reason: "impossible frame length 0")) {
+            _ = try Journal(directory: directory, logger: logger)
+        }
     }
 
     @Test func recoverKeepsWhatComesBeforeTheDamageAndReportsTheRest() async throws {

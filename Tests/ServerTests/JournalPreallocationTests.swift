@@ -1,0 +1,53 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// `serve` preallocates its journal segments (zeros written ahead, records written over them) unless
+/// `--no-journal-preallocation`; either way a kill -9 and a restart deliver the same notifications, and the journal
+/// goes on where its last record ends.
+@Suite(.serialized) struct JournalPreallocationTests {
+    @Test(arguments: [true, false])
+    func segmentsArePreallocatedUnlessTurnedOffAndSurviveKillNine(preallocate: Bool) async throws {
+        let work = try TestServer()
+        let database = work.directory.appendingPathComponent("g.sqlite").path
+        let sink = work.directory.appendingPathComponent("out.ndjson").path
+        let segmentBytes = 65_536
+        let arguments = ["--journal-segment-bytes", "\(segmentBytes)"] + (preallocate ? [] : ["--no-journal-preallocation"])
+        var server = try ServeProcess(database: database, sink: sink, directory: work.directory, arguments: arguments)
+        try await server.waitUntilListening()
+        #expect(try await server.put("/v1/requests/alex", requestJSON()).head.status.code == 201)
+        for b in 0..<150 { #expect(try await server.post("/v1/fixes", DiskFullServeTests.batch(b)).head.status.code == 200) }
+        server.kill9()
+
+        let journal = database + ".journal"
+        let segments = try FileManager.default.contentsOfDirectory(atPath: journal).filter { $0.hasSuffix(".journal") }.sorted()
+        #expect(segments.count >= 3, "\(segments)")
+        for name in segments {
+            let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: journal + "/" + name)))
+            #expect(bytes[7] == (preallocate ? 2 : 1), "\(name): version \(bytes[7])")
+            if preallocate { #expect(bytes.count == segmentBytes, "\(name): \(bytes.count) bytes") }
+            else { #expect(bytes.count <= segmentBytes && bytes.last != 0, "\(name): \(bytes.count) bytes") }
+        }
+
+        server = try ServeProcess(database: database, sink: sink, directory: work.directory, arguments: arguments)
+        try await server.waitUntilListening()
+        for b in 150..<160 { #expect(try await server.post("/v1/fixes", DiskFullServeTests.batch(b)).head.status.code == 200) }
+        server.stop()
+        #expect(!server.log.contains("torn tail"), "a kill -9 between requests leaves no torn tail: \(server.log)")
+
+        // The reference: the same batches without a crash.
+        let roomy = work.directory.appendingPathComponent("reference")
+        try FileManager.default.createDirectory(at: roomy, withIntermediateDirectories: true)
+        let referenceSink = roomy.appendingPathComponent("out.ndjson").path
+        let reference = try ServeProcess(database: roomy.appendingPathComponent("g.sqlite").path, sink: referenceSink,
+                                         directory: work.directory)
+        try await reference.waitUntilListening()
+        _ = try await reference.put("/v1/requests/alex", requestJSON())
+        for b in 0..<160 { #expect(try await reference.post("/v1/fixes", DiskFullServeTests.batch(b)).head.status.code == 200) }
+        let expected = try await DiskFullServeTests.settledLines(referenceSink)
+        reference.stop()
+        let got = try await DiskFullServeTests.settledLines(sink)
+        #expect(expected.lines.count > 100)
+        #expect(got.lines == expected.lines, "\(got.lines.count) notifications, \(expected.lines.count) expected")
+    }
+}
