@@ -87,6 +87,8 @@ let package = Package(
         // records (inputs and the notifications they fired) and their binary coding.
         // CRC-32C in C: the CPU's crc32 instruction (SSE 4.2) where it has one, slicing-by-8 tables elsewhere.
         .target(name: "CPrefetch"),
+        // The executables' first call: glibc's malloc on transparent huge pages (its tunable, set before an exec).
+        .target(name: "MallocHugePages", swiftSettings: strict),
         .target(name: "CRC32C"),
         .target(
             name: "Journal",
@@ -172,7 +174,7 @@ let package = Package(
             // No server, HTTP client, TLS or SQLite: `serve` is the executable below, which `geotrigger serve` runs,
             // so the main job (replay) builds in a fraction of the time (README, quick start).
             dependencies: [
-                "JSON",
+                "JSON", "MallocHugePages",
                 "TriggerEngine", "Ingest", "Beacons", "BlueZDBus", "ReplayReport", "Journal",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -182,7 +184,7 @@ let package = Package(
         .executableTarget(
             name: "geotrigger-serve",
             dependencies: [
-                "TriggerEngine", "Beacons", "BlueZDBus", "Server", "Host", "Cluster",
+                "TriggerEngine", "Beacons", "BlueZDBus", "Server", "Host", "Cluster", "MallocHugePages",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -196,7 +198,7 @@ let package = Package(
             name: "geotrigger-bench",
             dependencies: [
                 "JSON",
-                "TriggerEngine", "Beacons", "Storage", "Delivery", "MQTT", "Host", "Journal",
+                "TriggerEngine", "Beacons", "Storage", "Delivery", "MQTT", "Host", "Journal", "MallocHugePages",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -208,6 +210,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["JSON", "TriggerEngine"], path: "Tests/TestSupport", swiftSettings: strict),
 
         .testTarget(name: "GeometryTests", dependencies: ["Geometry", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "MallocHugePagesTests", dependencies: ["MallocHugePages"], swiftSettings: strict),
         .testTarget(
             name: "JournalTests",
             dependencies: ["Journal", "TestSupport", .product(name: "Logging", package: "swift-log")],

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import MallocHugePages
 
 @main
 struct BenchCommand: AsyncParsableCommand {
@@ -8,6 +9,21 @@ struct BenchCommand: AsyncParsableCommand {
         abstract: "GeoTrigger's benchmarks; run through Tools/benchmark.sh, which builds in release mode and runs the peers in the same run.",
         subcommands: [EngineBench.self, TraceBench.self, BTSnoopBench.self, DeliveryBench.self, MQTTBench.self, QueryBench.self, RestartBench.self],
         defaultSubcommand: EngineBench.self)
+
+    /// First of all, the heap on huge pages (`MallocHugePages`: an exec of this binary, before anything runs).
+    static func main() async {
+        MallocHugePages.restartWithThemIfUseful()
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            exit(withError: error)
+        }
+    }
 }
 
 struct EngineBench: ParsableCommand {

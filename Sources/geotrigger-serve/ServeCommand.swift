@@ -2,6 +2,7 @@ import ArgumentParser
 import BlueZDBus
 import Foundation
 import Logging
+import MallocHugePages
 import Metrics
 import Prometheus
 import Server
@@ -16,6 +17,21 @@ struct ServeCommand: AsyncParsableCommand {
         commandName: "geotrigger serve",
         abstract: "Runs the HTTP service: requests, fixes and sightings in, fired notifications out through a durable outbox.",
         discussion: discussion)
+
+    /// First of all, the heap on huge pages (`MallocHugePages`: an exec of this binary, before anything runs).
+    static func main() async {
+        MallocHugePages.restartWithThemIfUseful()
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            exit(withError: error)
+        }
+    }
 
     static var discussion: String {
         var text = """

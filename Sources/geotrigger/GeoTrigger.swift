@@ -1,4 +1,5 @@
 import ArgumentParser
+import MallocHugePages
 
 @main
 struct GeoTrigger: AsyncParsableCommand {
@@ -14,6 +15,7 @@ struct GeoTrigger: AsyncParsableCommand {
 
     /// `serve` (and `help serve`) go straight to the service's executable, options and `--help` included.
     static func main() async {
+        MallocHugePages.restartWithThemIfUseful()
         let arguments = Array(CommandLine.arguments.dropFirst())
         if arguments.first == "serve" {
             do { try ServeLauncher.exec(Array(arguments.dropFirst())) } catch { exit(withError: error) }
