@@ -14,10 +14,10 @@ import Glibc
 ///
 /// Measured with `geotrigger-bench engine --shapes circles --densities sparse` (pinned, alternating, three pairs):
 /// at 1M regions 6.32–6.55M fixes/s with it against 5.64–6.06M without, regions loaded 220–245k/s against
-/// 179–202k/s, less system time (1.51–1.89 s against 2.55–3.22 s; 16k page faults against 656k in one run); at 100k regions the
-/// same within the noise. In another alternation loading at 1M was slower with it (167–190k against 212–258k/s):
-/// huge pages are zeroed, and compacted when memory is fragmented, for every large short-lived array. Advising only
-/// the index's arrays (`MADV_HUGEPAGE` and `MADV_COLLAPSE` once built) did not speed lookups up: the device records,
+/// 179–202k/s, less system time (1.51–1.89 s against 2.55–3.22 s; 16k page faults against 656k in one run); at
+/// 100k regions the same within the noise. In another alternation loading at 1M was slower with it (167–190k
+/// against 212–258k/s): huge pages are zeroed, and compacted when memory is fragmented, for every large
+/// short-lived array. Advising only the index's arrays (`MADV_HUGEPAGE` and `MADV_COLLAPSE` once built) did not speed lookups up: the device records,
 /// pair lists and name strings in the general heap are as much of the misses.
 ///
 /// Nothing happens when the kernel uses huge pages always or never, when `GLIBC_TUNABLES` already says anything of
