@@ -21,16 +21,7 @@ struct ServeCommand: AsyncParsableCommand {
     /// First of all, the heap on huge pages (`MallocHugePages`: an exec of this binary, before anything runs).
     static func main() async {
         MallocHugePages.restartWithThemIfUseful()
-        do {
-            var command = try parseAsRoot()
-            if var asyncCommand = command as? AsyncParsableCommand {
-                try await asyncCommand.run()
-            } else {
-                try command.run()
-            }
-        } catch {
-            exit(withError: error)
-        }
+        await main(nil)
     }
 
     static var discussion: String {

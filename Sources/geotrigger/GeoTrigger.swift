@@ -23,15 +23,6 @@ struct GeoTrigger: AsyncParsableCommand {
         if arguments.count >= 2, arguments[0] == "help", arguments[1] == "serve" {
             do { try ServeLauncher.exec(["--help"]) } catch { exit(withError: error) }
         }
-        do {
-            var command = try parseAsRoot()
-            if var asyncCommand = command as? AsyncParsableCommand {
-                try await asyncCommand.run()
-            } else {
-                try command.run()
-            }
-        } catch {
-            exit(withError: error)
-        }
+        await main(nil)
     }
 }

@@ -51,16 +51,7 @@ struct DiskFullServeTests {
         try await server.waitUntilListening()
 
         // The reference: an uninterrupted run of the acknowledged batches on a roomy disk.
-        let roomy = work.directory.appendingPathComponent("reference")
-        try FileManager.default.createDirectory(at: roomy, withIntermediateDirectories: true)
-        let referenceSink = roomy.appendingPathComponent("out.ndjson").path
-        let reference = try ServeProcess(database: roomy.appendingPathComponent("g.sqlite").path, sink: referenceSink,
-                                         directory: work.directory)
-        try await reference.waitUntilListening()
-        _ = try await reference.put("/v1/requests/alex", requestJSON())
-        for b in 0..<acknowledged { #expect(try await reference.post("/v1/fixes", Self.batch(b)).head.status.code == 200) }
-        let expected = try await Self.settledLines(referenceSink)
-        reference.stop()
+        let expected = try await Self.reference(batches: 0..<acknowledged, in: work.directory)
 
         let got = try await Self.settledLines(sink)
         #expect(expected.lines.count > 50)
@@ -70,6 +61,20 @@ struct DiskFullServeTests {
         // And it takes input again.
         #expect(try await server.post("/v1/fixes", Self.batch(acknowledged)).head.status.code == 200)
         server.stop()
+    }
+
+    /// What an uninterrupted `serve` on a roomy disk delivers for `batches`, in a folder of its own under `directory`.
+    static func reference(batches: Range<Int>, in directory: URL) async throws -> (lines: [String], repeated: Set<String>) {
+        let roomy = directory.appendingPathComponent("reference")
+        try FileManager.default.createDirectory(at: roomy, withIntermediateDirectories: true)
+        let sink = roomy.appendingPathComponent("out.ndjson").path
+        let reference = try ServeProcess(database: roomy.appendingPathComponent("g.sqlite").path, sink: sink, directory: directory)
+        try await reference.waitUntilListening()
+        _ = try await reference.put("/v1/requests/alex", requestJSON())
+        for b in batches { #expect(try await reference.post("/v1/fixes", batch(b)).head.status.code == 200) }
+        let lines = try await settledLines(sink)
+        reference.stop()
+        return lines
     }
 
     /// The sink file's notifications (each deliveryId once) once no new line came for a second.

@@ -36,16 +36,7 @@ import TestSupport
         #expect(!server.log.contains("torn tail"), "a kill -9 between requests leaves no torn tail: \(server.log)")
 
         // The reference: the same batches without a crash.
-        let roomy = work.directory.appendingPathComponent("reference")
-        try FileManager.default.createDirectory(at: roomy, withIntermediateDirectories: true)
-        let referenceSink = roomy.appendingPathComponent("out.ndjson").path
-        let reference = try ServeProcess(database: roomy.appendingPathComponent("g.sqlite").path, sink: referenceSink,
-                                         directory: work.directory)
-        try await reference.waitUntilListening()
-        _ = try await reference.put("/v1/requests/alex", requestJSON())
-        for b in 0..<160 { #expect(try await reference.post("/v1/fixes", DiskFullServeTests.batch(b)).head.status.code == 200) }
-        let expected = try await DiskFullServeTests.settledLines(referenceSink)
-        reference.stop()
+        let expected = try await DiskFullServeTests.reference(batches: 0..<160, in: work.directory)
         let got = try await DiskFullServeTests.settledLines(sink)
         #expect(expected.lines.count > 100)
         #expect(got.lines == expected.lines, "\(got.lines.count) notifications, \(expected.lines.count) expected")
