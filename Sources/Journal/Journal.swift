@@ -32,10 +32,17 @@ public final class Journal: Sendable {
         /// (`JournalSegment`). Skipped while the file system has less than twice `segmentBytes` free; off, every
         /// segment grows as it is appended to.
         public var preallocate = true
-        public init(segmentBytes: Int = 64 << 20, recover: Bool = false, preallocate: Bool = true) {
+        /// The spare is prepared once the current segment holds this many bytes (or a quarter of `segmentBytes`,
+        /// if less), so a journal that stays small never writes a segment of zeros: the first CI run with every
+        /// journal preallocated at once (64 MB and a 64 MB spare for each of the suite's servers) slowed the
+        /// machine enough to fail timing tests. A segment grown by appends moves into the spare as soon as it is
+        /// ready. 0: at once, and a new journal's first segment waits for it.
+        public var preallocateAfter = 1 << 20
+        public init(segmentBytes: Int = 64 << 20, recover: Bool = false, preallocate: Bool = true, preallocateAfter: Int = 1 << 20) {
             self.segmentBytes = segmentBytes
             self.recover = recover
             self.preallocate = preallocate
+            self.preallocateAfter = preallocateAfter
         }
     }
 
@@ -73,6 +80,10 @@ public final class Journal: Sendable {
         var retired: [FileDescriptor] = []
         /// Bytes of the current segment already let go of from the page cache (`flushLoop`).
         var released: Int64 = 0
+        /// The current segment grows as it is appended to (not preallocated).
+        var appended = true
+        /// The next segment's spare was asked for.
+        var spareRequested = false
         var poison: String?
         var statistics = Statistics()
     }
@@ -93,7 +104,7 @@ public final class Journal: Sendable {
     /// rotation holds while it waits for the preparation.
     private let spare = Mutex<FileDescriptor?>(nil)
     private var sparePath: String { directory + "/" + Self.spareName }
-    static let spareName = "spare-segment.zeros"
+    public static let spareName = "spare-segment.zeros"
 
     /// Opens (or creates) the journal in `directory`, checking every segment: a torn tail is cut off and logged;
     /// other damage throws `JournalError.damaged` with the file and offset, unless `configuration.recover`.
@@ -108,6 +119,7 @@ public final class Journal: Sendable {
         var report = OpenReport()
         var next: UInt64 = found.first?.firstPosition ?? 0
         var lastSize = Int64(JournalSegment.headerSize)
+        var lastPreallocated = false
         var k = 0
         while k < found.count {
             let segment = found[k]
@@ -123,6 +135,7 @@ public final class Journal: Sendable {
             let scan = JournalSegment.scan(bytes, firstPosition: segment.firstPosition)
             next = segment.firstPosition + UInt64(scan.records.count)
             lastSize = Int64(scan.validEnd)
+            lastPreallocated = scan.preallocated
             if let problem = scan.problem {
                 if isLast, problem.offset == 0, Self.isCutShortHeader(bytes, first: segment.firstPosition) {
                     // A rotation cut short by the crash: the new file exists, its header was not (wholly) written,
@@ -174,11 +187,23 @@ public final class Journal: Sendable {
                 throw .io(operation: "open", path: found[found.count - 1].path, reason: "\(error)")
             }
         }
-        state = Mutex(State(segments: found, fd: fd, fileSize: lastSize, nextPosition: next, durablePosition: next))
+        var initial = State(segments: found, fd: fd, fileSize: lastSize, nextPosition: next, durablePosition: next)
+        initial.appended = !lastPreallocated
         // A spare left by the last run is made again: it may be cut short, and on a disk that filled up since, its
         // space is better left free (`prepareSpare` checks).
         unlink(directory + "/" + Self.spareName)
-        prepareSpare()
+        if configuration.preallocate, lastSize >= Self.spareThreshold(configuration) {
+            initial.spareRequested = true
+            state = Mutex(initial)
+            prepareSpare()
+        } else {
+            state = Mutex(initial)
+        }
+    }
+
+    /// Bytes in the current segment from which the next one's spare is prepared.
+    private static func spareThreshold(_ c: Configuration) -> Int64 {
+        Int64(min(c.preallocateAfter, c.segmentBytes / 4))
     }
 
     deinit {
@@ -218,6 +243,9 @@ public final class Journal: Sendable {
             if s.fd == nil || (s.fileSize > Int64(JournalSegment.headerSize)
                 && s.fileSize + Int64(frameBytes) > Int64(configuration.segmentBytes)) {
                 try rotate(&s)
+            } else if s.appended, s.fileSize > Int64(JournalSegment.headerSize), spare.withLock({ $0 != nil }) {
+                // A busy journal in a segment that grows: on into the preallocated spare now, not in 64 MB.
+                try rotate(&s)
             }
             guard let fd = s.fd, let path = s.segments.last?.path else { throw .closed }
             let at = s.fileSize
@@ -248,6 +276,10 @@ public final class Journal: Sendable {
             s.statistics.appends += 1
             s.statistics.records += UInt64(records.count)
             s.statistics.bytes += Int64(frameBytes)
+            if !s.spareRequested, configuration.preallocate, s.fileSize >= Self.spareThreshold(configuration) {
+                s.spareRequested = true
+                prepareSpare()
+            }
             let flush = startingSync && !s.flushing
             if flush { s.flushing = true }
             return (first..<s.nextPosition, flush)
@@ -386,10 +418,13 @@ public final class Journal: Sendable {
             s.fd = nil
         }
         let segment = JournalSegment(firstPosition: s.nextPosition, path: directory + "/" + JournalSegment.name(s.nextPosition))
+        s.spareRequested = false
         if let spareFD = takeSpare(), beginPreallocated(segment, in: spareFD) {
             s.fd = spareFD
+            s.appended = false
             s.statistics.preallocatedSegments += 1
         } else {
+            s.appended = true
             try Self.writeFile(segment.path, JournalSegment.header(s.nextPosition))
             do { s.fd = try FileDescriptor.open(FilePath(segment.path), .writeOnly) } catch {
                 throw .io(operation: "open", path: segment.path, reason: "\(error)")
@@ -400,7 +435,10 @@ public final class Journal: Sendable {
         s.segments.append(segment)
         s.fileSize = Int64(JournalSegment.headerSize)
         s.released = 0
-        prepareSpare()
+        if configuration.preallocate, s.fileSize >= Self.spareThreshold(configuration) {
+            s.spareRequested = true
+            prepareSpare()
+        }
     }
 
     // MARK: Preallocation
@@ -440,7 +478,8 @@ public final class Journal: Sendable {
         }
     }
 
-    /// The prepared spare, once a preparation under way has finished; nil when there is none.
+    /// The prepared spare, once a preparation under way has finished (a rotation that comes first waits for it);
+    /// nil when there is none.
     private func takeSpare() -> FileDescriptor? {
         guard configuration.preallocate else { return nil }
         return spareQueue.sync { spare.withLock { fd in defer { fd = nil }; return fd } }

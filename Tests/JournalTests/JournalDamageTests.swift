@@ -14,7 +14,7 @@ import Testing
     }
 
     func write(_ n: Int, segmentBytes: Int = 64 << 20, preallocate: Bool = true) async throws -> String {
-        let journal = try Journal(directory: directory, configuration: .init(segmentBytes: segmentBytes, preallocate: preallocate), logger: logger)
+        let journal = try Journal(directory: directory, configuration: .init(segmentBytes: segmentBytes, preallocate: preallocate, preallocateAfter: 0), logger: logger)
         for k in 0..<n { try await journal.append([JournalTests.record(k)]) }
         journal.close()
         return directory + "/" + (try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".journal") }.sorted().last!)

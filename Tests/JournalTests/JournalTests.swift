@@ -130,7 +130,7 @@ import Testing
     @Test(arguments: [true, false])
     func durablePagesLeaveThePageCache(preallocate: Bool) async throws {
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let journal = try Journal(directory: directory, configuration: .init(preallocate: preallocate), logger: logger)
+        let journal = try Journal(directory: directory, configuration: .init(preallocate: preallocate, preallocateAfter: 0), logger: logger)
         let records = 400
         for k in 0..<records { try await journal.append([Self.record(k, size: 10_000)]) }
         let segment = directory + "/" + (try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".journal") }.first ?? "")
@@ -161,7 +161,7 @@ import Testing
     @Test(arguments: [true, false])
     func preallocatedSegmentsAreWrittenOverAndReopenAtTheirEnd(preallocate: Bool) async throws {
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let configuration = Journal.Configuration(segmentBytes: 4096, preallocate: preallocate)
+        let configuration = Journal.Configuration(segmentBytes: 4096, preallocate: preallocate, preallocateAfter: 0)
         let journal = try Journal(directory: directory, configuration: configuration, logger: logger)
         for k in 0..<200 { try await journal.append([Self.record(k)]) }  // 49 bytes each: 83 a segment
         let statistics = journal.statistics
@@ -181,6 +181,35 @@ import Testing
         #expect(try await reopened.append([Self.record(200)]) == 200..<201)
         reopened.close()
         #expect(try Self.readAll(directory).map(\.1) == (0...200).map { Self.record($0) })
+    }
+
+    /// By default the spare is prepared only once the current segment holds 1 MiB (or a quarter of a segment): a
+    /// journal that stays small writes no zeros, and a busy one moves from its appended segment into the spare as
+    /// soon as it is ready.
+    @Test func aSmallJournalWritesNoZerosAndABusyOneMovesIntoASpare() async throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let small = try Journal(directory: directory, logger: logger)
+        for k in 0..<20 { try await small.append([Self.record(k)]) }
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(!FileManager.default.fileExists(atPath: directory + "/" + Journal.spareName), "a small journal prepared a spare")
+        small.close()
+
+        let configuration = Journal.Configuration(segmentBytes: 64 << 10)  // the spare from 16 KB on
+        let busy = try Journal(directory: directory, configuration: configuration, logger: logger)
+        var k = 20
+        while busy.statistics.preallocatedSegments < 2, k < 20_000 {
+            try await busy.append([Self.record(k, size: 1_000)])
+            k += 1
+        }
+        #expect(busy.statistics.preallocatedSegments >= 2 && busy.statistics.appendedSegments == 0)
+        busy.close()
+        let segments = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".journal") }.sorted()
+        let versions = try segments.map { [UInt8](try Data(contentsOf: URL(fileURLWithPath: directory + "/" + $0)))[7] }
+        // The first segment was appended (and left early, well before 64 KB); the ones after it are preallocated.
+        #expect(versions.first == 1 && versions.dropFirst().allSatisfy { $0 == 2 } && versions.count >= 3, "\(versions)")
+        let first = try #require(try FileManager.default.attributesOfItem(atPath: directory + "/" + segments[0])[.size] as? Int)
+        #expect(first < 64 << 10)
+        #expect(try Self.readAll(directory).map(\.0) == (0..<k).map(UInt64.init))
     }
 
     @Test func droppedSegmentsAreGoneAndTheRestReads() async throws {
