@@ -98,7 +98,8 @@ public final class Journal: Sendable {
     private let logger: Logger
     private let syncQueue = DispatchQueue(label: "geotrigger-journal-fsync")
     /// Prepares the next segment's spare; `rotate` waits on it (a `sync` after its `async`) only when the spare is
-    /// not ready yet: the first segment of a new journal, or a preparation slower than a segment's worth of writes.
+    /// asked for and not ready yet: a preparation slower than the rest of a segment's writes, or with
+    /// `preallocateAfter` 0, a new journal's first segment.
     private let spareQueue = DispatchQueue(label: "geotrigger-journal-spare")
     /// The prepared spare, durable and all zeros. Its own lock: a preparation never waits for `state`, which a
     /// rotation holds while it waits for the preparation.
@@ -490,7 +491,7 @@ public final class Journal: Sendable {
     private func beginPreallocated(_ segment: JournalSegment, in fd: FileDescriptor) -> Bool {
         do {
             let header = JournalSegment.header(segment.firstPosition, preallocated: true)
-            _ = try header.withUnsafeBytes { try fd.write(toAbsoluteOffset: 0, $0, retryOnInterrupt: true) }
+            _ = try fd.writeAll(toAbsoluteOffset: 0, header)
             try JournalSystem.fsync(fd, path: sparePath)
             guard rename(sparePath, segment.path) == 0 else {
                 throw JournalError.io(operation: "rename", path: sparePath, reason: String(cString: strerror(errno)))
@@ -546,7 +547,7 @@ public final class Journal: Sendable {
         do {
             let fd = try FileDescriptor.open(FilePath(path), .writeOnly)
             try fd.closeAfter {
-                _ = try [UInt8](repeating: 0, count: count).withUnsafeBytes { try fd.write(toAbsoluteOffset: offset, $0, retryOnInterrupt: true) }
+                _ = try fd.writeAll(toAbsoluteOffset: offset, [UInt8](repeating: 0, count: count))
                 try JournalSystem.fsync(fd, path: path)
             }
         } catch let e as JournalError {
