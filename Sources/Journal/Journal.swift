@@ -65,6 +65,8 @@ public final class Journal: Sendable {
         /// Segments begun in a preallocated spare, and in a file grown as it is appended to.
         public var preallocatedSegments = 0
         public var appendedSegments = 0
+        /// Preallocated segments written past the page cache (`DirectTail`).
+        public var directSegments = 0
     }
 
     private struct State: ~Copyable {
@@ -82,6 +84,8 @@ public final class Journal: Sendable {
         var released: Int64 = 0
         /// The current segment grows as it is appended to (not preallocated).
         var appended = true
+        /// Set while the current segment is written past the page cache: the bytes of its last block.
+        var direct: DirectTail?
         /// The next segment's spare was asked for.
         var spareRequested = false
         var poison: String?
@@ -101,9 +105,9 @@ public final class Journal: Sendable {
     /// asked for and not ready yet: a preparation slower than the rest of a segment's writes, or with
     /// `preallocateAfter` 0, a new journal's first segment.
     private let spareQueue = DispatchQueue(label: "geotrigger-journal-spare")
-    /// The prepared spare, durable and all zeros. Its own lock: a preparation never waits for `state`, which a
-    /// rotation holds while it waits for the preparation.
-    private let spare = Mutex<FileDescriptor?>(nil)
+    /// The prepared spare, durable and all zeros, and whether it was opened for direct writes. Its own lock: a
+    /// preparation never waits for `state`, which a rotation holds while it waits for the preparation.
+    private let spare = Mutex<(fd: FileDescriptor, direct: Bool)?>(nil)
     private var sparePath: String { directory + "/" + Self.spareName }
     public static let spareName = "spare-segment.zeros"
 
@@ -212,7 +216,7 @@ public final class Journal: Sendable {
             try? s.fd?.close()
             for r in s.retired { try? r.close() }
         }
-        spare.withLock { try? $0?.close() }
+        spare.withLock { try? $0?.fd.close() }
     }
 
     // MARK: Writing
@@ -252,7 +256,26 @@ public final class Journal: Sendable {
             let at = s.fileSize
             do {
                 var done = 0
-                if single {
+                if let direct = s.direct {
+                    let failure = bytes.withUnsafeBytes { head in
+                        records[0].payload.withUnsafeBytes { payload in
+                            direct.write(fd, at: at, head, single ? payload : UnsafeRawBufferPointer(start: nil, count: 0))
+                        }
+                    }
+                    switch failure {
+                    case nil:
+                        done = frameBytes
+                    case .invalidArgument?:
+                        // The file system wants other alignment: this segment goes on through the page cache.
+                        DirectTail.stopDirect(fd)
+                        s.direct = nil
+                        logger.notice("journal: direct writes refused (EINVAL); this segment is written through the page cache",
+                                      metadata: ["file": "\(path)"])
+                    case let error?:
+                        throw error
+                    }
+                }
+                if single, done == 0 {
                     done = try Self.writeHeaderAndPayload(fd, header: bytes, payload: records[0].payload, at: at)
                     // A short write (a disk filling up) continues from the framed bytes, as several records do.
                     if done < frameBytes { bytes.append(contentsOf: records[0].payload) }
@@ -358,7 +381,8 @@ public final class Journal: Sendable {
     private func flushLoop() {
         while true {
             let (fd, path, upTo, synced, released) = state.withLock { s in
-                (s.fd, s.segments.last?.path ?? directory, s.nextPosition, s.fileSize, s.released)
+                // A segment written past the page cache has nothing in it to give back.
+                (s.fd, s.segments.last?.path ?? directory, s.nextPosition, s.fileSize, s.direct == nil ? s.released : Int64.max)
             }
             var failure: JournalError?
             if let fd {
@@ -420,10 +444,13 @@ public final class Journal: Sendable {
         }
         let segment = JournalSegment(firstPosition: s.nextPosition, path: directory + "/" + JournalSegment.name(s.nextPosition))
         s.spareRequested = false
-        if let spareFD = takeSpare(), beginPreallocated(segment, in: spareFD) {
+        s.direct = nil
+        if let (spareFD, direct) = takeSpare(), let tail = beginPreallocated(segment, in: spareFD, direct: direct) {
             s.fd = spareFD
             s.appended = false
+            s.direct = tail
             s.statistics.preallocatedSegments += 1
+            if tail != nil { s.statistics.directSegments += 1 }
         } else {
             s.appended = true
             try Self.writeFile(segment.path, JournalSegment.header(s.nextPosition))
@@ -456,21 +483,36 @@ public final class Journal: Sendable {
                 return
             }
             do {
-                let fd = try FileDescriptor.open(FilePath(path), .writeOnly, options: [.create, .truncate],
-                                                 permissions: [.ownerReadWrite, .groupRead, .otherRead])
+                var direct = true
+                let fd = try DirectTail.create(path) ?? {
+                    direct = false
+                    return try FileDescriptor.open(FilePath(path), .writeOnly, options: [.create, .truncate],
+                                                   permissions: [.ownerReadWrite, .groupRead, .otherRead])
+                }()
                 do {
-                    let zeros = [UInt8](repeating: 0, count: min(size, 1 << 20))
-                    var at = 0
-                    while at < size {
-                        let n = min(zeros.count, size - at)
-                        at += try zeros.withUnsafeBytes { try fd.write(toAbsoluteOffset: Int64(at), UnsafeRawBufferPointer(rebasing: $0[0..<n]), retryOnInterrupt: true) }
+                    if direct {
+                        switch DirectTail.writeZeros(fd, size: size) {
+                        case nil: break
+                        case .invalidArgument?:
+                            DirectTail.stopDirect(fd)
+                            direct = false
+                        case let error?: throw error
+                        }
+                    }
+                    if !direct {
+                        let zeros = [UInt8](repeating: 0, count: min(size, 1 << 20))
+                        var at = 0
+                        while at < size {
+                            let n = min(zeros.count, size - at)
+                            at += try zeros.withUnsafeBytes { try fd.write(toAbsoluteOffset: Int64(at), UnsafeRawBufferPointer(rebasing: $0[0..<n]), retryOnInterrupt: true) }
+                        }
                     }
                     try JournalSystem.fsync(fd, path: path)
                 } catch {
                     try? fd.close()
                     throw error
                 }
-                spare.withLock { $0 = fd }
+                spare.withLock { $0 = (fd, direct) }
             } catch {
                 unlink(path)
                 logger.warning("journal: could not preallocate the next segment; it grows as it is written", metadata: [
@@ -481,28 +523,39 @@ public final class Journal: Sendable {
 
     /// The prepared spare, once a preparation under way has finished (a rotation that comes first waits for it);
     /// nil when there is none.
-    private func takeSpare() -> FileDescriptor? {
+    private func takeSpare() -> (fd: FileDescriptor, direct: Bool)? {
         guard configuration.preallocate else { return nil }
-        return spareQueue.sync { spare.withLock { fd in defer { fd = nil }; return fd } }
+        return spareQueue.sync { spare.withLock { taken in defer { taken = nil }; return taken } }
     }
 
-    /// Gives the spare its header (durable before the rename makes it a segment) and its segment's name; false,
-    /// with the spare deleted, when that fails.
-    private func beginPreallocated(_ segment: JournalSegment, in fd: FileDescriptor) -> Bool {
+    /// Gives the spare its header (durable before the rename makes it a segment) and its segment's name; nil,
+    /// with the spare deleted, when that fails. The inner value: the tail a direct spare is written through, or
+    /// nil for a buffered one.
+    private func beginPreallocated(_ segment: JournalSegment, in fd: FileDescriptor, direct: Bool) -> DirectTail?? {
         do {
             let header = JournalSegment.header(segment.firstPosition, preallocated: true)
-            _ = try fd.writeAll(toAbsoluteOffset: 0, header)
+            var tail: DirectTail? = direct ? DirectTail() : nil
+            if let direct = tail {
+                switch header.withUnsafeBytes({ direct.write(fd, at: 0, $0, UnsafeRawBufferPointer(start: nil, count: 0)) }) {
+                case nil: break
+                case .invalidArgument?:
+                    DirectTail.stopDirect(fd)
+                    tail = nil
+                case let error?: throw error
+                }
+            }
+            if tail == nil { _ = try fd.writeAll(toAbsoluteOffset: 0, header) }
             try JournalSystem.fsync(fd, path: sparePath)
             guard rename(sparePath, segment.path) == 0 else {
                 throw JournalError.io(operation: "rename", path: sparePath, reason: String(cString: strerror(errno)))
             }
-            return true
+            return .some(tail)
         } catch {
             try? fd.close()
             unlink(sparePath)
             logger.warning("journal: a preallocated segment could not be begun; this one grows as it is written", metadata: [
                 "file": "\(segment.path)", "reason": "\(error)"])
-            return false
+            return nil
         }
     }
 

@@ -183,6 +183,53 @@ import Testing
         #expect(try Self.readAll(directory).map(\.1) == (0...200).map { Self.record($0) })
     }
 
+    /// Where the file system takes `O_DIRECT` (ext4 here; not tmpfs), preallocated segments are written past the
+    /// page cache, a record at a time rewriting the block it starts in: records of every size, alone or several in
+    /// one write, ending inside a block or exactly at its end, come back byte for byte, across rotations and a
+    /// reopen (which goes on through the page cache in the segment it reopens, then direct again in the next).
+    @Test func directSegmentsHoldEveryRecordAcrossBlocks() async throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let configuration = Journal.Configuration(segmentBytes: 64 << 10, preallocateAfter: 0)
+        let journal = try Journal(directory: directory, configuration: configuration, logger: logger)
+        var rng = SplitMix(seed: 16)
+        var expected: [JournalRecord] = []
+        // 16-byte header + 9-byte frame header + 4071 = 4096: the first record ends exactly at a block's end.
+        var sizes = [4071, 4087, 1, 8192 - 9, 0, 20_000]
+        while expected.count < 300 {
+            let size = sizes.isEmpty ? Int(rng.next() % 9_000) : sizes.removeFirst()
+            if rng.next() % 4 == 0 {
+                let group = [Self.record(expected.count, size: size), Self.record(expected.count + 1, size: size / 3)]
+                try await journal.append(group)
+                expected += group
+            } else {
+                let r = Self.record(expected.count, size: size)
+                try await journal.append([r])
+                expected.append(r)
+            }
+        }
+        let statistics = journal.statistics
+        journal.close()
+        let probe = directory + "/probe"
+        let fd = open(probe, O_WRONLY | O_CREAT | 0o40000, 0o644)  // O_DIRECT on x86-64
+        if fd >= 0 { close(fd); unlink(probe) } else { print("skipped the direct checks: \(directory) refuses O_DIRECT") }
+        if fd >= 0 {
+            #expect(statistics.directSegments == statistics.preallocatedSegments && statistics.directSegments >= 5,
+                    "\(statistics.directSegments) direct of \(statistics.preallocatedSegments) preallocated segments")
+        }
+        #expect(try Self.readAll(directory).map(\.1) == expected)
+
+        let reopened = try Journal(directory: directory, configuration: configuration, logger: logger)
+        #expect(reopened.openReport.tornTail == nil && reopened.nextPosition == UInt64(expected.count))
+        for _ in 0..<40 {
+            let r = Self.record(expected.count, size: Int(rng.next() % 6_000))
+            try await reopened.append([r])
+            expected.append(r)
+        }
+        if fd >= 0 { #expect(reopened.statistics.directSegments >= 1) }
+        reopened.close()
+        #expect(try Self.readAll(directory).map(\.1) == expected)
+    }
+
     /// By default the spare is prepared only once the current segment holds 1 MiB (or a quarter of a segment): a
     /// journal that stays small writes no zeros, and a busy one moves from its appended segment into the spare as
     /// soon as it is ready.
