@@ -22,7 +22,9 @@ import Glibc
 /// 0.66-0.78 against 0.87-0.97 ms per batch. Raising a priority needs CAP_SYS_NICE or `LimitNICE=`
 /// (docs/service.md); without either the thread runs at the process's priority, which the log says once.
 ///
-/// The thread ends once `stop()` was called and its queue is empty; the host calls it when it is released.
+/// The journal's `RecordWriter` runs on one too (`geotrigger-jrn`), for the same reason.
+///
+/// The thread ends once `stop()` was called and its queue is empty; its owner calls it when it is released.
 final class EngineThread: SerialExecutor {
     /// The nice value the thread asks for.
     static let nice: Int32 = -10
@@ -47,7 +49,11 @@ final class EngineThread: SerialExecutor {
     /// The thread's `pthread_self()`, once it runs: `checkIsolated` compares with it.
     private let threadID = Atomic<UInt>(0)
 
-    init(logger: Logger? = nil) {
+    /// The thread's name, as `top -H` shows it (15 bytes at most).
+    private let name: String
+
+    init(name: String = "geotrigger-eng", logger: Logger? = nil) {
+        self.name = name
         self.logger = logger
         // The new thread holds the executor until it ends: jobs may still arrive after the host's last reference
         // to it is gone (a task finishing on the actor), and `stop()` lets it end once they ran.
@@ -112,7 +118,7 @@ final class EngineThread: SerialExecutor {
         #if os(Linux)
         let comm = open("/proc/thread-self/comm", O_WRONLY)
         if comm >= 0 {
-            _ = "geotrigger-eng".withCString { write(comm, $0, strlen($0)) }
+            _ = name.withCString { write(comm, $0, strlen($0)) }
             close(comm)
         }
         var link = [UInt8](repeating: 0, count: 64)

@@ -13,6 +13,11 @@ import TriggerEngine
 /// and records handed over during it are written after it and share the next one. Waking a separate fsync thread
 /// per group commit cost 2–4 % of serve's CPU per fix (same throughput: the batches wait for the disk either way).
 ///
+/// The thread is one of its own (`geotrigger-jrn`), at the engine thread's raised priority, rather than a dispatch
+/// queue's: when an fsync completes, the answers it releases no longer wait for a core behind request decoding.
+/// Seven alternating pairs on `Tools/bench/http_ingest.py`: journal-durable per batch 0.61–0.83 ms against
+/// 0.96–1.20 ms, serve/replay 0.45 on average against 0.43.
+///
 /// The host gives each record its position when it hands it over (positions count records, one per input), so it
 /// can answer a batch once `written(through:)` and the log's `waitDurable(through:)` both returned. After a failed
 /// write nothing more is written (a later record would take the failed one's position), and every waiter, present
@@ -31,9 +36,9 @@ final class RecordWriter: Sendable {
     }
 
     private let state: Mutex<State>
-    /// Used on `queue` only: one encoding buffer for every record.
+    /// Used on `thread` only: one encoding buffer for every record.
     private let scratch = Mutex(ByteWriter(capacity: 1 << 16))
-    private let queue = DispatchQueue(label: "geotrigger-journal-write")
+    private let thread = EngineThread(name: "geotrigger-jrn")
     private let log: any HostLog
     private let feeder: OutboxFeeder
     private let metrics: HostMetrics
@@ -47,6 +52,8 @@ final class RecordWriter: Sendable {
         self.logger = logger
     }
 
+    deinit { thread.stop() }
+
     /// Why records are no longer written, or nil.
     var failure: String? { state.withLock { $0.failure } }
 
@@ -57,7 +64,7 @@ final class RecordWriter: Sendable {
             defer { s.draining = true }
             return !s.draining
         }
-        if start { queue.async { self.drain() } }
+        if start { thread.run { self.drain() } }
     }
 
     /// Writes every record handed over, then syncs them with one fsync on this thread, until none is left: the
