@@ -22,7 +22,7 @@ extension HostRecord {
         case .fixes(let fixes):
             kind = .fixes
             w.u32(UInt32(fixes.count))
-            for f in fixes { Self.encode(f, into: &w) }
+            Self.encode(fixes, into: &w)
         case .sightings(let sightings):
             kind = .sightings
             w.u32(UInt32(sightings.count))
@@ -98,21 +98,31 @@ extension HostRecord {
     /// Presence bits of a fix's optional fields.
     private static let hasAccuracy: UInt8 = 1, hasAltitude: UInt8 = 2, hasSpeed: UInt8 = 4, hasCourse: UInt8 = 8
 
-    static func encode(_ f: LocationFix, into w: inout ByteWriter) {
-        w.string(f.device)
-        w.timestamp(f.timestamp)
-        w.double(f.latitude)
-        w.double(f.longitude)
-        var flags: UInt8 = 0
-        if f.horizontalAccuracy != nil { flags |= hasAccuracy }
-        if f.altitude != nil { flags |= hasAltitude }
-        if f.speed != nil { flags |= hasSpeed }
-        if f.course != nil { flags |= hasCourse }
-        w.u8(flags)
-        if let v = f.horizontalAccuracy { w.double(v) }
-        if let v = f.altitude { w.double(v) }
-        if let v = f.speed { w.double(v) }
-        if let v = f.course { w.double(v) }
+    /// A batch of fixes, each as `decodeFix` reads it: the device, the time, latitude and longitude, the presence
+    /// bits, the optionals present. Through one bounded run of raw stores: byte by byte, with a capacity check per
+    /// byte, a batch of 1,000 took the journal writer's thread ~50 µs.
+    static func encode(_ fixes: [LocationFix], into w: inout ByteWriter) {
+        // Per fix at most: the device's length and bytes, the time, two coordinates, the flags, four optionals.
+        var bound = 0
+        for f in fixes { bound += 4 + f.device.utf8.count + 8 + 16 + 1 + 32 }
+        w.appending(upTo: bound) { c in
+            for f in fixes {
+                c.string(f.device)
+                c.timestamp(f.timestamp)
+                c.double(f.latitude)
+                c.double(f.longitude)
+                var flags: UInt8 = 0
+                if f.horizontalAccuracy != nil { flags |= hasAccuracy }
+                if f.altitude != nil { flags |= hasAltitude }
+                if f.speed != nil { flags |= hasSpeed }
+                if f.course != nil { flags |= hasCourse }
+                c.u8(flags)
+                if let v = f.horizontalAccuracy { c.double(v) }
+                if let v = f.altitude { c.double(v) }
+                if let v = f.speed { c.double(v) }
+                if let v = f.course { c.double(v) }
+            }
+        }
     }
 
     static func decodeFix(_ r: inout ByteReader) throws(ByteReader.Truncated) -> LocationFix {

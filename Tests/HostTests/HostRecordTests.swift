@@ -1,5 +1,6 @@
 import Host
 import Journal
+import TestSupport
 import Testing
 import TriggerEngine
 
@@ -36,6 +37,32 @@ import TriggerEngine
             let decoded = try HostRecord(record.journalRecord(using: &w), position: UInt64(k))
             #expect(decoded == record)
         }
+    }
+
+    /// A batch of fixes with devices of every length (a short string kept inline, a long one on the heap,
+    /// non-ASCII, empty) and every mix of optional fields round-trips, each fix taking exactly its fields' bytes.
+    @Test func fixBatchesRoundTripWithExactSizes() throws {
+        var rng = SplitMix(seed: 13)
+        let devices = ["", "d", "ü-gerät", "a-device-name-longer-than-fifteen-bytes", String(repeating: "x", count: 300)]
+        var fixes: [LocationFix] = []
+        var expectedBytes = 4
+        for k in 0..<2_000 {
+            let device = devices[k % devices.count]
+            var f = LocationFix(device: device, timestamp: Timestamp(microseconds: Int64(rng.next() >> 2)),
+                                latitude: rng.double(-90, 90), longitude: rng.double(-180, 180))
+            let bits = rng.next()
+            if bits & 1 != 0 { f.horizontalAccuracy = rng.double(0, 100) }
+            if bits & 2 != 0 { f.altitude = rng.double(-400, 9000) }
+            if bits & 4 != 0 { f.speed = rng.double(0, 80) }
+            if bits & 8 != 0 { f.course = rng.double(0, 360) }
+            fixes.append(f)
+            expectedBytes += 4 + device.utf8.count + 8 + 16 + 1 + 8 * (bits & 15).nonzeroBitCount
+        }
+        var w = ByteWriter()
+        let record = HostRecord(input: .fixes(fixes), notifications: [])
+        let encoded = record.journalRecord(using: &w)
+        #expect(encoded.payload.count == expectedBytes + 4)  // and the notifications' count
+        #expect(try HostRecord(encoded, position: 7) == record)
     }
 
     @Test func damagedRecordsAreRefusedWithTheirPosition() {
