@@ -28,12 +28,21 @@ public struct LocationFix: Hashable, Sendable {
 
     /// Why a fix cannot be evaluated, or nil when it is valid (SPEC §2 "Invalid input").
     public var invalidity: FixRejection? {
-        if device.isEmpty { return .missingDevice }
+        withUnsafePointer(to: self) { Self.invalidity(of: $0) }
+    }
+
+    /// `invalidity` of the fix at `fix`, read field by field where it lies (the engine's batches: a method called
+    /// on `pointee` copies the whole fix first).
+    @inline(__always)
+    static func invalidity(of fix: UnsafePointer<LocationFix>) -> FixRejection? {
+        if fix.pointee.device.isEmpty { return .missingDevice }
+        let latitude = fix.pointee.latitude, longitude = fix.pointee.longitude
         if !latitude.isFinite || !longitude.isFinite { return .notANumber }
         if latitude < -90 || latitude > 90 { return .latitudeOutOfRange }
         if longitude < -180 || longitude > 180 { return .longitudeOutOfRange }
-        if let a = horizontalAccuracy, !(a >= 0) || !a.isFinite { return .negativeAccuracy }
-        if altitude?.isFinite == false || speed?.isFinite == false || course?.isFinite == false { return .notANumber }
+        if let a = fix.pointee.horizontalAccuracy, !(a >= 0) || !a.isFinite { return .negativeAccuracy }
+        if fix.pointee.altitude?.isFinite == false || fix.pointee.speed?.isFinite == false
+            || fix.pointee.course?.isFinite == false { return .notANumber }
         return nil
     }
 }

@@ -288,8 +288,11 @@ struct RegionIndex {
     /// `stamps[slot]` is set to `stamp` as a slot is reported (a slot can be met in several cells). `knownKey`: the
     /// point's cell key at the one occupied level when `prefetch(latitude:longitude:cache:)` already worked it out
     /// for this index version (a division and a multiplication saved per fix), else `unknownKey`.
+    ///
+    /// `mutating` though it changes nothing: the engine passes its other state inout beside it, and a non-mutating
+    /// call copied the whole index (209 bytes) onto the stack for every fix.
     @inline(__always)
-    func query(latitude: Double, longitude: Double, margin: Double, stamp: UInt32, stamps: inout [UInt32],
+    mutating func query(latitude: Double, longitude: Double, margin: Double, stamp: UInt32, stamps: inout [UInt32],
                into out: inout [Int32], cache: inout CellCache, knownKey: UInt64 = RegionIndex.unknownKey) {
         let fLat = Float(latitude), fLon = Float(longitude)
         // The margin in degrees costs a cosine: worked out only once some box has to be tested.
