@@ -387,7 +387,7 @@ public final class Journal: Sendable {
             var failure: JournalError?
             if let fd {
                 do throws(JournalError) {
-                    try JournalSystem.fsync(fd, path: path)
+                    try JournalSystem.fdatasync(fd, path: path)
                     // The synced pages are read again only by a restart: give them back now. Left in the page
                     // cache, they grow it by the journal's full rate, and every write lands on a page the kernel
                     // must first find; measured on `http_ingest.py`, copying records into new page-cache pages

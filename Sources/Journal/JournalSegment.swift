@@ -121,6 +121,16 @@ enum JournalSystem {
         }
     }
 
+    /// Makes the file's data durable, and of its metadata what reading the data needs (its size), not its times: a
+    /// journal write changes the file's modification time, and an fsync then writes the inode as well, with a
+    /// wait of its own, before the cache flush. The group commit's sync, as PostgreSQL syncs its WAL.
+    static func fdatasync(_ fd: FileDescriptor, path: String) throws(JournalError) {
+        while Glibc.fdatasync(fd.rawValue) != 0 {
+            if errno == EINTR { continue }
+            throw .io(operation: "fdatasync", path: path, reason: String(cString: strerror(errno)))
+        }
+    }
+
     /// Drops the clean page-cache pages of `[from, to)` (advice: an error changes nothing that matters).
     static func releaseCache(_ fd: FileDescriptor, from: Int64, to: Int64) {
         _ = posix_fadvise(fd.rawValue, off_t(from), off_t(to - from), POSIX_FADV_DONTNEED)
