@@ -43,7 +43,8 @@ extension EngineCore {
         // 1. Candidates from the index, de-duplicated with a per-fix stamp.
         if index.cacheEpoch != cellCacheEpoch { resetCellCaches() }
         let currentStamp = nextStamp()
-        candidates.removeAll(keepingCapacity: true)
+        // Most fixes of a sparse workload find nothing: the emptying is a call, skipped when there is nothing to empty.
+        if !candidates.isEmpty { candidates.removeAll(keepingCapacity: true) }
         index.query(latitude: latitude, longitude: longitude, margin: accuracy, stamp: currentStamp,
                     stamps: &slotStamp, into: &candidates, cache: &devices[Int(d)].cellCache, knownKey: cellKey)
         statistics.candidateTests += candidates.count

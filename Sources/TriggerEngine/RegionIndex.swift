@@ -419,35 +419,39 @@ struct RegionIndex {
     }
 
     /// Cells listing at least this many entries are scanned without a branch per entry (`scanBranchFree`).
-    static let branchFreeScan = 8
+    static let branchFreeScan = 2
 
     /// Appends the slots of `range` whose box, grown by `margins`, holds the point: `CompactBox.near`'s
-    /// comparisons, made without a branch per entry. With dense regions a cell lists dozens of boxes, about half
-    /// of them holding the point, and the mispredicted branches of the entry-by-entry test were most of the query's
-    /// time. Each comparison `a >= b` is made as the sign of `a - b`, which IEEE subtraction gets right exactly
-    /// (the difference of two finite floats rounds to zero only when they are equal); a slot is written whatever the
-    /// outcome, and kept by advancing the count.
+    /// comparisons, made without a branch per entry. A cell's test outcomes are unpredictable (with dense regions
+    /// it lists dozens of boxes, about half of them holding the point; under `serve`'s fleet workload a handful),
+    /// and the mispredicted branches of the entry-by-entry test were most of the query's time. Each comparison
+    /// `a >= b` is made as the sign of `a - b`, which IEEE subtraction gets right exactly (the difference of two
+    /// finite floats rounds to zero only when they are equal); 64 entries at a time set the bits of a mask, whose
+    /// set bits are then appended in order.
     @inline(__always)
     static func scanBranchFree(_ boxes: UnsafeBufferPointer<CompactBox>, _ slots: UnsafeBufferPointer<Int32>, _ range: Range<Int>,
-                                latitude: Float, longitude: Float, margins: (lat: Float, lon: Float), into out: inout [Int32]) {
+                               latitude: Float, longitude: Float, margins: (lat: Float, lon: Float), into out: inout [Int32]) {
         // Lanes: minimum latitude, maximum latitude, minimum longitude, maximum longitude (`CompactBox`'s order).
         let grow = SIMD4<Float>(-margins.lat, margins.lat, -margins.lon, margins.lon)
         let point = SIMD4<Float>(latitude, latitude, longitude, longitude)
         let signs = SIMD4<Float>(1, -1, 1, -1)
         let zero = SIMD4<Float>(repeating: 0)
-        let first = out.count
-        out.append(contentsOf: repeatElement(Int32(0), count: range.count))
-        let kept = out.withUnsafeMutableBufferPointer { o -> Int in
-            let raw = UnsafeRawPointer(boxes.baseAddress!)
-            var n = first
-            for i in range {
+        let raw = UnsafeRawPointer(boxes.baseAddress!)
+        var chunk = range.lowerBound
+        while chunk < range.upperBound {
+            let end = min(range.upperBound, chunk + 64)
+            var mask: UInt64 = 0
+            for i in chunk..<end {
                 let box = raw.loadUnaligned(fromByteOffset: i &* MemoryLayout<CompactBox>.stride, as: SIMD4<Float>.self) + grow
-                o[n] = slots[i]
-                n &+= all((point - box) * signs .>= zero) ? 1 : 0
+                let kept: UInt64 = all((point - box) * signs .>= zero) ? 1 : 0
+                mask |= kept &<< UInt64(i &- chunk)
             }
-            return n
+            while mask != 0 {
+                out.append(slots[chunk &+ mask.trailingZeroBitCount])
+                mask &= mask &- 1
+            }
+            chunk = end
         }
-        out.removeLast(out.count - kept)
     }
 
     /// Approximate bytes held, for the benchmark's memory figures.
