@@ -257,26 +257,21 @@ struct RegionIndex {
         // Every line of the cell's boxes and slots, up to 16 of boxes (64 entries): with dense regions a cell lists
         // dozens, and loaded one line after the other as the scan reaches them they were most of the query's time.
         let count = min(Int(cache.count), 64)
-        entryBoxes.withUnsafeBufferPointer { boxes in
-            let first = UnsafeRawPointer(boxes.baseAddress! + Int(cache.start))
-            var offset = 0
-            let bytes = count * MemoryLayout<CompactBox>.stride
-            while offset < bytes {
-                geotrigger_prefetch(first + offset)
-                offset += 64
-            }
-            geotrigger_prefetch(first + bytes - 1)
+        entryBoxes.withUnsafeBufferPointer { Self.prefetchLines(of: $0, from: Int(cache.start), count: count) }
+        entrySlots.withUnsafeBufferPointer { Self.prefetchLines(of: $0, from: Int(cache.start), count: count) }
+    }
+
+    /// Starts loading every cache line of `elements[from ..< from + count]`.
+    @inline(__always)
+    private static func prefetchLines<T>(of elements: UnsafeBufferPointer<T>, from: Int, count: Int) {
+        let first = UnsafeRawPointer(elements.baseAddress! + from)
+        let bytes = count * MemoryLayout<T>.stride
+        var offset = 0
+        while offset < bytes {
+            geotrigger_prefetch(first + offset)
+            offset += 64
         }
-        entrySlots.withUnsafeBufferPointer { slots in
-            let first = UnsafeRawPointer(slots.baseAddress! + Int(cache.start))
-            var offset = 0
-            let bytes = count * MemoryLayout<Int32>.stride
-            while offset < bytes {
-                geotrigger_prefetch(first + offset)
-                offset += 64
-            }
-            geotrigger_prefetch(first + bytes - 1)
-        }
+        geotrigger_prefetch(first + bytes - 1)
     }
 
     /// `prefetch(_:)` for a fix at `latitude`, `longitude`, when one level is occupied: the cached cell's entries
