@@ -55,6 +55,10 @@ extension EngineCore {
             touchCandidates(latitude: latitude, longitude: longitude)
         }
 
+        // What a notification of this fix reports as its evidence.
+        let snapshot = FixSnapshot(timestamp: timestamp, latitude: latitude, longitude: longitude,
+                                   horizontalAccuracy: horizontalAccuracy)
+
         // 2. Exact tests, only where the fix is within the fence's box.
         // The ECEF position costs four trig calls: computed only once a circle needs it.
         var ecef: Geodesy.ECEF?
@@ -65,8 +69,9 @@ extension EngineCore {
             let g = slots[Int(slot)]
             if accuracy > g.maximumAccuracy { continue }
             if g.scoped, compiled[Int(slot)]?.request.trigger.applies(to: fix.pointee.device) != true { continue }
-            let side = classify(slot: slot, g: g, latitude: latitude, longitude: longitude, ecef: &ecef, margin: accuracy + g.hysteresis)
-            transition(device: d, slot: slot, side: side, time: timestamp, evidence: .fix(FixSnapshot(timestamp: timestamp, latitude: latitude, longitude: longitude, horizontalAccuracy: horizontalAccuracy)), emit: emit)
+            let side = classify(slot: slot, g: g, latitude: latitude, longitude: longitude, ecef: &ecef,
+                                margin: accuracy + g.hysteresis)
+            transition(device: d, slot: slot, side: side, time: timestamp, evidence: .fix(snapshot), emit: emit)
         }
 
         // 3. Stored pairs the index did not return are clearly outside their fence.
@@ -81,7 +86,7 @@ extension EngineCore {
             let g = slots[s]
             guard g.kind == .circle || g.kind == .polygon else { continue }
             if accuracy > g.maximumAccuracy { continue }
-            transition(device: d, slot: slot, side: .outside, time: timestamp, evidence: .fix(FixSnapshot(timestamp: timestamp, latitude: latitude, longitude: longitude, horizontalAccuracy: horizontalAccuracy)), emit: emit)
+            transition(device: d, slot: slot, side: .outside, time: timestamp, evidence: .fix(snapshot), emit: emit)
         }
         compactPairs(device: d, at: timestamp)
 
@@ -290,11 +295,5 @@ extension EngineCore {
         }
         deviceTable.insert(hash: h, index: d)
         return d
-    }
-}
-
-extension LocationFix {
-    var snapshot: FixSnapshot {
-        FixSnapshot(timestamp: timestamp, latitude: latitude, longitude: longitude, horizontalAccuracy: horizontalAccuracy)
     }
 }
