@@ -10,7 +10,7 @@ import Darwin
 ///
 /// GEOS stays the authority on validity (`GEOSContext.validatedPolygons`) and is the oracle in tests; per fix it is
 /// slower and allocates a point per query (GEOS-NOTES.md), so evaluation uses this. Every ring's edges (shells and
-/// holes of every part) sit in one flat array, and a grid over the bounds lists the edges passing through each cell
+/// holes of every part) sit in one flat list, and a grid over the bounds lists the edges passing through each cell
 /// (conservatively: an edge within a hair of a cell is listed in it). A cell no edge touches is wholly inside or
 /// wholly outside, decided once when the locator is built, so most queries answer from one byte. Elsewhere a
 /// horizontal ray from the point, left or right (whichever scans fewer edges), counts crossings only through the
@@ -18,15 +18,25 @@ import Darwin
 /// the same comparisons a scan of every edge makes, so the answers are those of that scan (a test compares them) at
 /// a fraction of its work on spiky or detailed shapes. About one cell per edge: finer grids measured no faster and
 /// cost memory and loading time.
-public final class PolygonLocator: Sendable {
+public final class PolygonLocator: @unchecked Sendable {
     public enum Location: Sendable, Equatable { case inside, boundary, outside }
 
     @usableFromInline
     struct Edge: Sendable {
         @usableFromInline var ax: Double, ay: Double, bx: Double, by: Double
+
         /// An edge along the ±180° meridian made by splitting at the antimeridian: part of the ring, but not a real
-        /// border, so it never counts as "near the boundary".
-        @usableFromInline var isSeam: Bool
+        /// border, so it never counts as "near the boundary". Worked out rather than stored, so an edge is 32 bytes,
+        /// two to a cache line (a stored flag made it 40).
+        @inlinable var isSeam: Bool { ax == bx && abs(ax) == 180 }
+    }
+
+    /// A grid cell: where its edge numbers start in `cellEdges` (the next cell's start ends them; a last, sentinel
+    /// cell closes the grid) and its state.
+    @usableFromInline
+    struct Cell: Sendable {
+        @usableFromInline var start: UInt32
+        @usableFromInline var state: UInt8
     }
 
     /// A grid cell's state: no edge touches it and it lies outside or inside, or edges pass through it.
@@ -36,16 +46,20 @@ public final class PolygonLocator: Sendable {
     /// An edge cell whose walk to an empty cell is shorter to the left (in edges scanned).
     @usableFromInline static let edgeCellWalkingLeft: UInt8 = 3
 
-    @usableFromInline let edges: [Edge]
-    /// Row-major cells: `cellStart[c]..<cellStart[c + 1]` indexes `cellEdges`.
-    @usableFromInline let cellStart: [Int32]
-    @usableFromInline let cellEdges: [Int32]
-    @usableFromInline let cellState: [UInt8]
-    @usableFromInline let columns: Int
-    @usableFromInline let rows: Int
+    public let bounds: BoundingBox
     @usableFromInline let columnScale: Double
     @usableFromInline let rowScale: Double
-    public let bounds: BoundingBox
+    /// One allocation, owned here and freed in `deinit`: the row-major cells (and a sentinel), then each cell's
+    /// edge numbers in turn, then the edges. A query goes from the locator to its cell (state and where its edges
+    /// start, in one load) to the cell's edge numbers and their edges. Separate arrays for states, starts, numbers
+    /// and edges cost a dependent cache miss more per candidate, and those misses are most of a dense polygon
+    /// workload's time (BENCHMARKS.md §1). Never written after `init`, hence `@unchecked Sendable`.
+    @usableFromInline let cells: UnsafeMutablePointer<Cell>
+    @usableFromInline let cellEdges: UnsafeMutablePointer<UInt32>
+    @usableFromInline let edgeList: UnsafeMutablePointer<Edge>
+    @usableFromInline let columns: Int
+    @usableFromInline let rows: Int
+    /// The polygon's edges (each counted once).
     public let edgeCount: Int
     /// The fewest metres per degree of longitude within a degree of latitude of the bounds (0 near a pole): a
     /// conservative scale for `hasBoundary`'s box.
@@ -55,23 +69,29 @@ public final class PolygonLocator: Sendable {
     /// intersection computed here, so a point in a cell with no edges is never within rounding of one.
     @usableFromInline static let slack = 1e-9
 
-    public init(_ set: PolygonSet) {
+    /// Every ring's edges (shells and holes of every part), repeated vertices left out.
+    static func edges(of set: PolygonSet) -> [Edge] {
         var edges: [Edge] = []
-        var minX = Double.infinity, maxX = -Double.infinity, minY = Double.infinity, maxY = -Double.infinity
         for polygon in set.polygons {
             for ring in polygon where ring.count >= 2 {
                 for k in 1..<ring.count {
                     let a = ring[k - 1], b = ring[k]
                     if a == b { continue }
-                    let seam = a.longitude == b.longitude && abs(a.longitude) == 180
-                    edges.append(Edge(ax: a.longitude, ay: a.latitude, bx: b.longitude, by: b.latitude, isSeam: seam))
-                    minX = min(minX, a.longitude, b.longitude); maxX = max(maxX, a.longitude, b.longitude)
-                    minY = min(minY, a.latitude, b.latitude); maxY = max(maxY, a.latitude, b.latitude)
+                    edges.append(Edge(ax: a.longitude, ay: a.latitude, bx: b.longitude, by: b.latitude))
                 }
             }
         }
+        return edges
+    }
+
+    public init(_ set: PolygonSet) {
+        let edges = Self.edges(of: set)
+        var minX = Double.infinity, maxX = -Double.infinity, minY = Double.infinity, maxY = -Double.infinity
+        for e in edges {
+            minX = min(minX, e.ax, e.bx); maxX = max(maxX, e.ax, e.bx)
+            minY = min(minY, e.ay, e.by); maxY = max(maxY, e.ay, e.by)
+        }
         if edges.isEmpty { minX = 0; maxX = 0; minY = 0; maxY = 0 }
-        self.edges = edges
         self.edgeCount = edges.count
         let bounds = BoundingBox(minLatitude: minY, maxLatitude: maxY, minLongitude: minX, maxLongitude: maxX)
         self.bounds = bounds
@@ -81,7 +101,7 @@ public final class PolygonLocator: Sendable {
             ? Geodesy.semiMajorAxis * cos(worstLatitude * .pi / 180) * .pi / 180 : 0
 
         // About two cells per edge, shaped like the box on the ground: fine enough that the inside of a detailed
-        // shape is mostly empty cells, small next to the edges themselves (one byte and four per cell).
+        // shape is mostly empty cells, small next to the edges themselves (eight bytes per cell).
         let width = (maxX - minX) * max(0.01, cos((minY + maxY) / 2 * .pi / 180)), height = maxY - minY
         let target = Double(min(1 << 16, max(64, edges.count)))
         var columns = 1, rows = 1
@@ -126,70 +146,73 @@ public final class PolygonLocator: Sendable {
                 for column in first...last { pairs.append(UInt64(row * columns + column) << 32 | UInt64(i)) }
             }
         }
-        var start = [Int32](repeating: 0, count: cellCount + 1)
-        var cellEdges = [Int32](repeating: 0, count: pairs.count)
-        start.withUnsafeMutableBufferPointer { start in
-            for p in pairs { start[Int(p >> 32) + 1] += 1 }
-            for c in 0..<cellCount { start[c + 1] += start[c] }
-            var fill = Array(start[0..<cellCount])
-            fill.withUnsafeMutableBufferPointer { fill in
-                cellEdges.withUnsafeMutableBufferPointer { out in
-                    for p in pairs {
-                        let c = Int(p >> 32)
-                        out[Int(fill[c])] = Int32(truncatingIfNeeded: p)
-                        fill[c] += 1
-                    }
-                }
-            }
+        precondition(pairs.count < Int(UInt32.max), "a polygon of more edges than a grid can list")
+
+        // One allocation: the cells (and the sentinel), the edge numbers and the edges, each from a cache line.
+        let cellBytes = ((cellCount + 1) * MemoryLayout<Cell>.stride + 63) & ~63
+        let indexBytes = (max(1, pairs.count) * 4 + 63) & ~63
+        let memory = UnsafeMutableRawPointer.allocate(
+            byteCount: cellBytes + indexBytes + max(1, edges.count) * MemoryLayout<Edge>.stride, alignment: 64)
+        let cells = memory.bindMemory(to: Cell.self, capacity: cellCount + 1)
+        let cellEdges = (memory + cellBytes).bindMemory(to: UInt32.self, capacity: max(1, pairs.count))
+        let edgeList = (memory + cellBytes + indexBytes).bindMemory(to: Edge.self, capacity: max(1, edges.count))
+        edgeList.initialize(from: edges, count: edges.count)
+        cells.initialize(repeating: Cell(start: 0, state: Self.edgeCell), count: cellCount + 1)
+        for p in pairs { cells[Int(p >> 32) + 1].start += 1 }
+        for c in 0..<cellCount { cells[c + 1].start += cells[c].start }
+        // Counting sort, stable: each cell's edges in ring order.
+        var fill = (0..<cellCount).map { cells[$0].start }
+        for p in pairs {
+            let c = Int(p >> 32)
+            (cellEdges + Int(fill[c])).initialize(to: UInt32(truncatingIfNeeded: p))
+            fill[c] += 1
         }
+        self.cells = cells
+        self.cellEdges = cellEdges
+        self.edgeList = edgeList
 
         // The empty cells' states, row by row from the right: the parity of the crossings of a horizontal line
         // through the row's middle to the right of each cell (each crossing counted in the one cell it falls in).
         // An edge cell notes whether the walk to the nearest empty cell scans fewer edges leftwards.
-        var state = [UInt8](repeating: Self.edgeCell, count: cellCount)
-        start.withUnsafeBufferPointer { start in
-            cellEdges.withUnsafeBufferPointer { idx in
-                state.withUnsafeMutableBufferPointer { state in
-                    edges.withUnsafeBufferPointer { edges in
-                        var rightward = [Int](repeating: 0, count: columns)
-                        for row in 0..<rows {
-                            let y = rowScale > 0 ? minY + (Double(row) + 0.5) / rowScale : minY
-                            let base = row * columns
-                            var inside = false, scan = 0
-                            for column in stride(from: columns - 1, through: 0, by: -1) {
-                                let c = base + column
-                                let n = Int(start[c + 1] - start[c])
-                                rightward[column] = scan
-                                if n == 0 {
-                                    state[c] = inside ? Self.insideCell : Self.outsideCell
-                                    scan = 0
-                                    continue
-                                }
-                                scan += n
-                                for k in Int(start[c])..<Int(start[c + 1]) {
-                                    let e = edges[Int(idx[k])]
-                                    guard (e.ay > y) != (e.by > y) else { continue }
-                                    let xi = e.ax + (y - e.ay) / (e.by - e.ay) * (e.bx - e.ax)
-                                    if Self.cell(xi, origin: minX, scale: columnScale, count: columns) == column { inside.toggle() }
-                                }
-                            }
-                            scan = 0
-                            for column in 0..<columns {
-                                let c = base + column
-                                let n = Int(start[c + 1] - start[c])
-                                if n == 0 { scan = 0; continue }
-                                if scan < rightward[column] { state[c] = Self.edgeCellWalkingLeft }
-                                scan += n
-                            }
-                        }
-                    }
+        var rightward = [Int](repeating: 0, count: columns)
+        for row in 0..<rows {
+            let y = rowScale > 0 ? minY + (Double(row) + 0.5) / rowScale : minY
+            let base = row * columns
+            var inside = false, scan = 0
+            for column in stride(from: columns - 1, through: 0, by: -1) {
+                let c = base + column
+                let n = Int(cells[c + 1].start - cells[c].start)
+                rightward[column] = scan
+                if n == 0 {
+                    cells[c].state = inside ? Self.insideCell : Self.outsideCell
+                    scan = 0
+                    continue
+                }
+                scan += n
+                for k in Int(cells[c].start)..<Int(cells[c + 1].start) {
+                    let e = edgeList[Int(cellEdges[k])]
+                    guard (e.ay > y) != (e.by > y) else { continue }
+                    let xi = e.ax + (y - e.ay) / (e.by - e.ay) * (e.bx - e.ax)
+                    if Self.cell(xi, origin: minX, scale: columnScale, count: columns) == column { inside.toggle() }
                 }
             }
+            scan = 0
+            for column in 0..<columns {
+                let c = base + column
+                let n = Int(cells[c + 1].start - cells[c].start)
+                if n == 0 { scan = 0; continue }
+                if scan < rightward[column] { cells[c].state = Self.edgeCellWalkingLeft }
+                scan += n
+            }
         }
-        self.cellStart = start
-        self.cellEdges = cellEdges
-        self.cellState = state
     }
+
+    deinit {
+        UnsafeMutableRawPointer(cells).deallocate()
+    }
+
+    /// Each cell's state, row by row (for tests and diagnostics).
+    var cellState: [UInt8] { (0..<rows * columns).map { cells[$0].state } }
 
     /// The cell index of a coordinate along one axis, clamped to the grid (in floating point first, so a far
     /// coordinate never overflows `Int`).
@@ -209,11 +232,9 @@ public final class PolygonLocator: Sendable {
     /// through it, the cell's first edge), so a caller can bring several candidates into the cache at once.
     @inlinable
     public func warm(latitude y: Double, longitude x: Double) -> UInt8 {
-        let c = row(y) * columns + column(x)
-        let s = cellState.withUnsafeBufferPointer { $0[c] }
-        guard s >= Self.edgeCell else { return s }
-        let k = cellEdges.withUnsafeBufferPointer { $0[Int(cellStart.withUnsafeBufferPointer { $0[c] })] }
-        return edges.withUnsafeBufferPointer { $0[Int(k)].isSeam ? s : s &+ 1 }
+        let cell = cells[row(y) * columns + column(x)]
+        guard cell.state >= Self.edgeCell else { return cell.state }
+        return edgeList[Int(cellEdges[Int(cell.start)])].isSeam ? cell.state : cell.state &+ 1
     }
 
     /// Where the point lies; a point exactly on an edge or vertex is `boundary`.
@@ -221,58 +242,50 @@ public final class PolygonLocator: Sendable {
     public func locate(latitude y: Double, longitude x: Double) -> Location {
         guard bounds.contains(latitude: y, longitude: x) else { return .outside }
         let row = row(y), first = column(x)
-        return cellState.withUnsafeBufferPointer { state in
-            let base = row * columns
-            let s = state[base + first]
-            if s < Self.edgeCell { return s == Self.insideCell ? .inside : .outside }
-            let leftward = s == Self.edgeCellWalkingLeft
-            return edges.withUnsafeBufferPointer { e in
-                cellStart.withUnsafeBufferPointer { start in
-                    cellEdges.withUnsafeBufferPointer { idx in
-                        // The point's own cell: crossings on the walk's side of it, and whether it lies on an edge.
-                        // Every ring crosses a whole line an even number of times, so the parity of the crossings
-                        // to the left equals that of those to the right.
-                        var inside = false
-                        for k in Int(start[base + first])..<Int(start[base + first + 1]) {
-                            let edge = e[Int(idx[k])]
-                            let ayAbove = edge.ay > y, byAbove = edge.by > y
-                            if ayAbove != byAbove {
-                                let xi = edge.ax + (y - edge.ay) / (edge.by - edge.ay) * (edge.bx - edge.ax)
-                                if x == xi { return .boundary }
-                                if (leftward ? xi < x : x < xi), column(xi) == first { inside.toggle() }
-                            }
-                            // Exactly on the edge (including vertices and horizontal edges): the SPEC counts it inside.
-                            if y >= min(edge.ay, edge.by), y <= max(edge.ay, edge.by), x >= min(edge.ax, edge.bx),
-                                x <= max(edge.ax, edge.bx),
-                                (edge.bx - edge.ax) * (y - edge.ay) - (edge.by - edge.ay) * (x - edge.ax) == 0
-                            {
-                                return .boundary
-                            }
-                        }
-                        // Then each cell that way up to an empty one, which stands for everything beyond it (past the
-                        // grid's end lies outside).
-                        let step = leftward ? -1 : 1
-                        var column = first + step
-                        while column >= 0, column < columns {
-                            let c = base + column
-                            let s = state[c]
-                            if s < Self.edgeCell {
-                                if s == Self.insideCell { inside.toggle() }
-                                break
-                            }
-                            for k in Int(start[c])..<Int(start[c + 1]) {
-                                let edge = e[Int(idx[k])]
-                                guard (edge.ay > y) != (edge.by > y) else { continue }
-                                let xi = edge.ax + (y - edge.ay) / (edge.by - edge.ay) * (edge.bx - edge.ax)
-                                if self.column(xi) == column { inside.toggle() }
-                            }
-                            column += step
-                        }
-                        return inside ? .inside : .outside
-                    }
-                }
+        let base = row * columns
+        let s = cells[base + first].state
+        if s < Self.edgeCell { return s == Self.insideCell ? .inside : .outside }
+        let leftward = s == Self.edgeCellWalkingLeft
+        // The point's own cell: crossings on the walk's side of it, and whether it lies on an edge. Every ring
+        // crosses a whole line an even number of times, so the parity of the crossings to the left equals that of
+        // those to the right.
+        var inside = false
+        for k in Int(cells[base + first].start)..<Int(cells[base + first + 1].start) {
+            let edge = edgeList[Int(cellEdges[k])]
+            let ayAbove = edge.ay > y, byAbove = edge.by > y
+            if ayAbove != byAbove {
+                let xi = edge.ax + (y - edge.ay) / (edge.by - edge.ay) * (edge.bx - edge.ax)
+                if x == xi { return .boundary }
+                if (leftward ? xi < x : x < xi), column(xi) == first { inside.toggle() }
+            }
+            // Exactly on the edge (including vertices and horizontal edges): the SPEC counts it inside.
+            if y >= min(edge.ay, edge.by), y <= max(edge.ay, edge.by), x >= min(edge.ax, edge.bx),
+                x <= max(edge.ax, edge.bx),
+                (edge.bx - edge.ax) * (y - edge.ay) - (edge.by - edge.ay) * (x - edge.ax) == 0
+            {
+                return .boundary
             }
         }
+        // Then each cell that way up to an empty one, which stands for everything beyond it (past the grid's end
+        // lies outside).
+        let step = leftward ? -1 : 1
+        var column = first + step
+        while column >= 0, column < columns {
+            let c = base + column
+            let s = cells[c].state
+            if s < Self.edgeCell {
+                if s == Self.insideCell { inside.toggle() }
+                break
+            }
+            for k in Int(cells[c].start)..<Int(cells[c + 1].start) {
+                let edge = edgeList[Int(cellEdges[k])]
+                guard (edge.ay > y) != (edge.by > y) else { continue }
+                let xi = edge.ax + (y - edge.ay) / (edge.by - edge.ay) * (edge.bx - edge.ax)
+                if self.column(xi) == column { inside.toggle() }
+            }
+            column += step
+        }
+        return inside ? .inside : .outside
     }
 
     /// Whether any real (non-seam) edge lies closer than `metres` to the point: the SPEC's uncertain band test
@@ -295,48 +308,41 @@ public final class PolygonLocator: Sendable {
         let everyEdge = wraps || (lastRow - firstRow + 1) * (lastColumn - firstColumn + 1) > 64
         if !everyEdge {
             // With no edge cell under the box, no edge is near.
-            let anyEdges = cellState.withUnsafeBufferPointer { state in
-                for row in firstRow...lastRow {
-                    for c in (row * columns + firstColumn)...(row * columns + lastColumn) where state[c] >= Self.edgeCell {
-                        return true
-                    }
+            var anyEdges = false
+            rows: for row in firstRow...lastRow {
+                for c in (row * columns + firstColumn)...(row * columns + lastColumn) where cells[c].state >= Self.edgeCell {
+                    anyEdges = true
+                    break rows
                 }
-                return false
             }
             if !anyEdges { return false }
         }
         let scale = Geodesy.metresPerDegree(latitude: y)
         let m2 = metres * metres
-        return edges.withUnsafeBufferPointer { e in
-            @inline(__always) func near(_ edge: Edge) -> Bool {
-                if edge.isSeam { return false }
-                let py = (edge.ay - y) * scale.latitude, qy = (edge.by - y) * scale.latitude
-                if (py > metres && qy > metres) || (py < -metres && qy < -metres) { return false }
-                let px = Self.wrap(edge.ax - x) * scale.longitude, qx = Self.wrap(edge.bx - x) * scale.longitude
-                if (px > metres && qx > metres) || (px < -metres && qx < -metres) { return false }
-                // Squared distance from the origin (the fix) to segment p–q.
-                let dx = qx - px, dy = qy - py
-                let len2 = dx * dx + dy * dy
-                var t = len2 > 0 ? -(px * dx + py * dy) / len2 : 0
-                t = min(1, max(0, t))
-                let cx = px + t * dx, cy = py + t * dy
-                return cx * cx + cy * cy < m2
-            }
-            if everyEdge {
-                for edge in e where near(edge) { return true }
-                return false
-            }
-            return cellStart.withUnsafeBufferPointer { start in
-                cellEdges.withUnsafeBufferPointer { idx in
-                    for row in firstRow...lastRow {
-                        for c in (row * columns + firstColumn)...(row * columns + lastColumn) {
-                            for k in Int(start[c])..<Int(start[c + 1]) where near(e[Int(idx[k])]) { return true }
-                        }
-                    }
-                    return false
-                }
-            }
+        @inline(__always) func near(_ edge: Edge) -> Bool {
+            if edge.isSeam { return false }
+            let py = (edge.ay - y) * scale.latitude, qy = (edge.by - y) * scale.latitude
+            if (py > metres && qy > metres) || (py < -metres && qy < -metres) { return false }
+            let px = Self.wrap(edge.ax - x) * scale.longitude, qx = Self.wrap(edge.bx - x) * scale.longitude
+            if (px > metres && qx > metres) || (px < -metres && qx < -metres) { return false }
+            // Squared distance from the origin (the fix) to segment p–q.
+            let dx = qx - px, dy = qy - py
+            let len2 = dx * dx + dy * dy
+            var t = len2 > 0 ? -(px * dx + py * dy) / len2 : 0
+            t = min(1, max(0, t))
+            let cx = px + t * dx, cy = py + t * dy
+            return cx * cx + cy * cy < m2
         }
+        if everyEdge {
+            for k in 0..<edgeCount where near(edgeList[k]) { return true }
+            return false
+        }
+        for row in firstRow...lastRow {
+            let first = row * columns + firstColumn, last = row * columns + lastColumn
+            // A row's cells are adjacent, so their edges are one run.
+            for k in Int(cells[first].start)..<Int(cells[last + 1].start) where near(edgeList[Int(cellEdges[k])]) { return true }
+        }
+        return false
     }
 
     @inlinable

@@ -9,10 +9,10 @@ import TestSupport
 /// edges and points a hair off them.
 @Suite struct PolygonLocatorGridTests {
     /// Even-odd ray casting over every edge: the locator's answers before it had a grid, with the same comparisons.
-    static func scanEvery(_ l: PolygonLocator, latitude y: Double, longitude x: Double) -> PolygonLocator.Location {
+    static func scanEvery(_ l: PolygonLocator, _ edges: [PolygonLocator.Edge], latitude y: Double, longitude x: Double) -> PolygonLocator.Location {
         guard l.bounds.contains(latitude: y, longitude: x) else { return .outside }
         var inside = false
-        for edge in l.edges {
+        for edge in edges {
             if (edge.ay > y) != (edge.by > y) {
                 let xi = edge.ax + (y - edge.ay) / (edge.by - edge.ay) * (edge.bx - edge.ax)
                 if x < xi { inside.toggle() } else if x == xi { return .boundary }
@@ -27,10 +27,10 @@ import TestSupport
         return inside ? .inside : .outside
     }
 
-    static func nearEvery(_ l: PolygonLocator, within metres: Double, latitude y: Double, longitude x: Double) -> Bool {
+    static func nearEvery(_ edges: [PolygonLocator.Edge], within metres: Double, latitude y: Double, longitude x: Double) -> Bool {
         guard metres > 0 else { return false }
         let scale = Geodesy.metresPerDegree(latitude: y)
-        for edge in l.edges where !edge.isSeam {
+        for edge in edges where !edge.isSeam {
             let py = (edge.ay - y) * scale.latitude, qy = (edge.by - y) * scale.latitude
             let px = PolygonLocator.wrap(edge.ax - x) * scale.longitude, qx = PolygonLocator.wrap(edge.bx - x) * scale.longitude
             let dx = qx - px, dy = qy - py
@@ -102,12 +102,12 @@ import TestSupport
     }
 
     /// Query points: random in and around the box, every kind of exact coordinate a ray can meet.
-    static func points(_ rng: inout SplitMix, _ l: PolygonLocator, count: Int) -> [(Double, Double)] {
+    static func points(_ rng: inout SplitMix, _ l: PolygonLocator, _ edges: [PolygonLocator.Edge], count: Int) -> [(Double, Double)] {
         let b = l.bounds
         let h = (b.maxLatitude - b.minLatitude) * 0.1, w = (b.maxLongitude - b.minLongitude) * 0.1
         var out: [(Double, Double)] = []
         for _ in 0..<count {
-            let e = l.edges[rng.int(0, l.edges.count - 1)]
+            let e = edges[rng.int(0, edges.count - 1)]
             switch rng.int(0, 6) {
             case 0: out.append((e.ay, e.ax))                                     // a vertex
             case 1: out.append(((e.ay + e.by) / 2, (e.ax + e.bx) / 2))           // on (or a rounding off) an edge
@@ -128,13 +128,16 @@ import TestSupport
         var located = [PolygonLocator.Location: Int](), near = 0, measured = 0
         for set in try Self.shapes(&rng, count: 150) {
             let l = PolygonLocator(set)
-            for (y, x) in Self.points(&rng, l, count: 400) {
-                let expected = Self.scanEvery(l, latitude: y, longitude: x)
+            // The shape's edges once each, in ring order: what the locator copies into its cells.
+            let edges = PolygonLocator.edges(of: set)
+            #expect(edges.count == l.edgeCount)
+            for (y, x) in Self.points(&rng, l, edges, count: 400) {
+                let expected = Self.scanEvery(l, edges, latitude: y, longitude: x)
                 let got = l.locate(latitude: y, longitude: x)
                 #expect(got == expected, "seed \(seed): (\(y), \(x)) in a shape of \(l.edgeCount) edges")
                 located[got, default: 0] += 1
                 let metres = rng.pick([0.01, 0.5, 5, 50, 500, 20_000])
-                let nearExpected = Self.nearEvery(l, within: metres, latitude: y, longitude: x)
+                let nearExpected = Self.nearEvery(edges, within: metres, latitude: y, longitude: x)
                 #expect(l.hasBoundary(within: metres, latitude: y, longitude: x) == nearExpected,
                         "seed \(seed): within \(metres) m of (\(y), \(x)) in a shape of \(l.edgeCount) edges")
                 if nearExpected { near += 1 }
