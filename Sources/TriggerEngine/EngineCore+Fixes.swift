@@ -188,7 +188,7 @@ extension EngineCore {
         }
     }
 
-    /// Loads each candidate's slot and, for a polygon, its locator, the fix's cell and that cell's first edge, in a
+    /// Loads each candidate's slot and, for a polygon, its grid, the fix's cell and that cell's first edge, in a
     /// loop of nothing else: with many regions these are cache misses, four in a row per candidate when taken one
     /// candidate at a time, and here the processor overlaps the candidates' misses with each other. A slot's
     /// geometry (112 bytes, at any offset from a cache line) spans two or three lines, and the exact test reads
@@ -202,10 +202,9 @@ extension EngineCore {
                     sink &+= UInt8(truncatingIfNeeded: slots[Int(slot)].maximumAccuracy.bitPattern
                         ^ slots[Int(slot)].addedGeneration)
                 }
-                polygonLocators.withUnsafeBufferPointer { locators in
-                    for slot in candidates where slots[Int(slot)].kind == .polygon {
-                        if let l = locators[Int(slot)] { sink &+= l.warm(latitude: latitude, longitude: longitude) }
-                    }
+                let grids = polygonGrids
+                for slot in candidates where slots[Int(slot)].kind == .polygon {
+                    sink &+= grids[Int(slot)].warm(latitude: latitude, longitude: longitude)
                 }
             }
         }
@@ -231,7 +230,7 @@ extension EngineCore {
             if distance - g.radius >= margin { return .outside }
             return .uncertain
         case .polygon:
-            guard let locator = polygonLocators[Int(slot)] else { return .outside }
+            let locator = polygonGrids[Int(slot)]
             let location = locator.locate(latitude: latitude, longitude: longitude)
             if margin == 0 { return location == .outside ? .outside : .inside }
             if location == .boundary || locator.hasBoundary(within: margin, latitude: latitude, longitude: longitude) {

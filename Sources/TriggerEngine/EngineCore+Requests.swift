@@ -24,6 +24,7 @@ extension EngineCore {
             plans.append(nil)
             slots.append(SlotGeometry())
             polygonLocators.append(nil)
+            polygonGrids.append(.empty)
             slotGenerations.append(0)
             slotStamp.append(0)
             occupantCandidates.append([])
@@ -66,6 +67,7 @@ extension EngineCore {
             g.kind = .polygon
             let locator = PolygonLocator(set)
             polygonLocators[Int(slot)] = locator
+            polygonGrids[Int(slot)] = locator.grid
             index.insert(slot: slot, boxes: set.partBounds.map(grow))
         case let .beacon(region):
             g.kind = .beacon
@@ -114,6 +116,7 @@ extension EngineCore {
         plans[s] = nil
         slots[s] = SlotGeometry()
         polygonLocators[s] = nil
+        polygonGrids[s] = .empty
         // Pair states that still name this slot are recognised as stale by the generation and dropped lazily.
         slotGenerations[s] &+= 1
         freeSlots.append(slot)

@@ -16,7 +16,11 @@ struct EngineCore {
     /// By slot: the request's notification plan, once it has fired; nil again when the slot is reused or restored.
     var plans: [NotificationPlan?] = []
     var slots: [SlotGeometry] = []
+    /// By slot: a polygon's locator, which owns the memory its grid reads.
     var polygonLocators: [PolygonLocator?] = []
+    /// By slot: the locator's grid (`PolygonGrid.empty` for other regions), what the per-fix path reads: one cache
+    /// line, with no object to load or reference to count first.
+    var polygonGrids = CacheAlignedArray<PolygonGrid>()
     var slotGenerations: [UInt32] = []
     var freeSlots: [Int32] = []
     var slotByIdentifier: [String: Int32] = [:]

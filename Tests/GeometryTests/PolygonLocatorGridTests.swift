@@ -32,7 +32,7 @@ import TestSupport
         let scale = Geodesy.metresPerDegree(latitude: y)
         for edge in edges where !edge.isSeam {
             let py = (edge.ay - y) * scale.latitude, qy = (edge.by - y) * scale.latitude
-            let px = PolygonLocator.wrap(edge.ax - x) * scale.longitude, qx = PolygonLocator.wrap(edge.bx - x) * scale.longitude
+            let px = PolygonGrid.wrap(edge.ax - x) * scale.longitude, qx = PolygonGrid.wrap(edge.bx - x) * scale.longitude
             let dx = qx - px, dy = qy - py
             let len2 = dx * dx + dy * dy
             let t = min(1, max(0, len2 > 0 ? -(px * dx + py * dy) / len2 : 0))
@@ -155,9 +155,26 @@ import TestSupport
         let center = Coordinate(latitude: 52.5, longitude: 13.4)
         let l = PolygonLocator(PolygonSet(polygons: [[Self.star(&rng, center: center, radius: 500, vertices: 1000, spike: 0.3)]]))
         // Cells with no edges cover the star's core (radius below 350 m): at least the disc of 300 m, ~28 % of the box.
-        let empty = l.cellState.filter { $0 < PolygonLocator.edgeCell }.count
+        let empty = l.cellState.filter { $0 < PolygonGrid.edgeCell }.count
         #expect(Double(empty) / Double(l.cellState.count) > 0.28, "\(empty) of \(l.cellState.count) cells empty")
         #expect(l.locate(latitude: center.latitude, longitude: center.longitude) == .inside)
-        #expect(l.cellState[l.row(center.latitude) * l.columns + l.column(center.longitude)] == PolygonLocator.insideCell)
+        #expect(l.cellState[l.grid.row(center.latitude) * Int(l.grid.columns) + l.grid.column(center.longitude)] == PolygonGrid.insideCell)
+    }
+}
+
+extension PolygonLocatorGridTests {
+    /// The grid is one cache line, so the engine's 64-byte-aligned array of them costs one load per candidate.
+    @Test func gridIsOneCacheLine() {
+        #expect(MemoryLayout<PolygonGrid>.size == 64)
+        #expect(MemoryLayout<PolygonGrid>.stride == 64)
+    }
+
+    /// A grid with no polygon answers outside everywhere and finds no boundary, as the engine's other slots need.
+    @Test func emptyGridIsOutsideEverywhere() {
+        let empty = PolygonGrid.empty
+        for (y, x) in [(0.0, 0.0), (52.5, 13.4), (-89.9, 179.9), (10, -180)] {
+            #expect(empty.locate(latitude: y, longitude: x) == .outside)
+            #expect(!empty.hasBoundary(within: 50_000, latitude: y, longitude: x))
+        }
     }
 }
