@@ -4,7 +4,8 @@ import Geometry
 extension EngineCore {
     @discardableResult
     mutating func process(_ fix: LocationFix, emit: (FiredNotification) -> Void) -> TriggerEngine.Outcome {
-        withUnsafePointer(to: fix) { process($0, hash: DeviceTable.hash(fix.device), guess: -1, cellKey: RegionIndex.unknownKey, emit: emit) }
+        if index.wantsRebuild { index.rebuild() }
+        return withUnsafePointer(to: fix) { process($0, hash: DeviceTable.hash(fix.device), guess: -1, cellKey: RegionIndex.unknownKey, emit: emit) }
     }
 
     /// `process(_:emit:)` with the device name's table hash already worked out, the record it was guessed at
@@ -112,6 +113,8 @@ extension EngineCore {
         // Fields are read through the base pointer: `fixes[k].field` copied the whole fix first (its type's value
         // witness, a call per fix for each of the three look-aheads).
         guard let base = fixes.baseAddress else { return }
+        // Before any cell key is worked out ahead: those hold only under the version they were worked out for.
+        if index.wantsRebuild { index.rebuild() }
         let far = 8, near = 4
         // Every fix writes its device's observer record when the engine keeps positions or waits for silence.
         let touchesObserver = configuration.keepsLastPosition || configuration.clock == .external

@@ -75,6 +75,10 @@ struct RegionIndex {
     private var overflowNodes: [OverflowNode] = []
     private var overflowLevels: [Int] = []
     private var baseLevel = 16
+    /// Queries since the last rebuild while the overflow held nodes. With any, every query also probes the overflow
+    /// and reads each candidate's stamp (no one-cell fast path): `serve` with 1,000 requests added one by one kept
+    /// up to 256 overflow nodes for good, and its query cost 3.5 times replay's share (BENCHMARKS.md §4).
+    private var overflowQueries = 0
 
     // Every live region's boxes, for rebuilds.
     private var boxesBySlot: [[BoundingBox]] = []
@@ -153,6 +157,17 @@ struct RegionIndex {
             }
         }
         if overflowNodes.count > max(256, entrySlots.count / 4) { rebuild() }
+    }
+
+    /// Regions' boxes filed in the overflow, one node per cell (for tests and diagnostics).
+    var overflowCount: Int { overflowNodes.count }
+
+    /// Whether queries have paid for a rebuild in overflow probes: after at least 65,536 of them, and eight per
+    /// entry, so the rebuild (about linear in the entries) is a small share of the time those queries took. The
+    /// engine rebuilds between batches, never inside a query; candidates are sorted by slot afterwards, so the
+    /// rebuild changes no answer and no order.
+    var wantsRebuild: Bool {
+        !overflowNodes.isEmpty && overflowQueries >= max(1 << 16, 8 * (entrySlots.count + overflowNodes.count))
     }
 
     mutating func remove(slot: Int32) {
@@ -247,6 +262,7 @@ struct RegionIndex {
         overflowLevels.removeAll()
         staleEntries = 0
         frozenRegions = count
+        overflowQueries = 0
     }
 
     /// Starts loading the entries a device's cached cell points at (`EngineCore.process(batch:)`): when the device
@@ -333,6 +349,7 @@ struct RegionIndex {
         let exLat = extra > 0 ? Geodesy.latitudeDegrees(spanning: extra) : 0
         let exLon = extra > 0 ? Geodesy.longitudeDegrees(spanning: extra, atLatitude: abs(latitude)) : 0
         if !overflowNodes.isEmpty {
+            overflowQueries &+= 1
             overflowNodes.withUnsafeBufferPointer { nodes in
                 if extra > 0 {
                     // Few nodes by construction (rebuilt past a quarter of the index): a scan is fine here.
