@@ -175,9 +175,6 @@ public final class PolygonLocator: @unchecked Sendable {
     var cellState: [UInt8] { (0..<grid.cellCount).map { grid.cells[$0].state } }
 
     @inlinable
-    public func warm(latitude y: Double, longitude x: Double) -> UInt8 { grid.warm(latitude: y, longitude: x) }
-
-    @inlinable
     public func locate(latitude y: Double, longitude x: Double) -> Location { grid.locate(latitude: y, longitude: x) }
 
     @inlinable
