@@ -205,6 +205,7 @@ extension EngineCore {
                     sink &+= UInt8(truncatingIfNeeded: slots[Int(slot)].maximumAccuracy.bitPattern
                         ^ slots[Int(slot)].addedGeneration)
                 }
+                prefetchPlans(of: candidates)
                 let grids = polygonGrids
                 for slot in candidates where slots[Int(slot)].kind == .polygon {
                     sink &+= grids[Int(slot)].warm(latitude: latitude, longitude: longitude)
@@ -212,6 +213,22 @@ extension EngineCore {
             }
         }
         touched &+= sink
+    }
+
+    /// Starts loading the notification plan object of each candidate that has one. A firing retains its plan (the
+    /// notification holds it): with many regions firing in turn that atomic increment was a cache miss that also
+    /// held back every load after it, 9 % of a dense-circle run's samples. A prefetch costs one load of the plan
+    /// array per candidate, whether it fires or not.
+    @inline(__always)
+    func prefetchPlans(of candidates: UnsafeBufferPointer<Int32>) {
+        // An optional reference is one pointer, nil being zero: its bits are the object's address.
+        plans.withUnsafeBytes { raw in
+            for slot in candidates {
+                if let object = raw.load(fromByteOffset: Int(slot) &* MemoryLayout<NotificationPlan?>.stride, as: UnsafeRawPointer?.self) {
+                    geotrigger_prefetch(object)
+                }
+            }
+        }
     }
 
     enum Side { case inside, outside, uncertain }

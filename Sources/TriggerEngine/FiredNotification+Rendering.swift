@@ -8,7 +8,7 @@ extension FiredNotification.Firing {
     }
 
     var deliveryId: String {
-        EngineCore.deliveryId(identifier: compiled.request.identifier, device: device, revision: compiled.revision,
+        EngineCore.deliveryId(identifier: plan.identifier, device: device, revision: plan.revision,
                               at: firedAt, ordinal: ordinal)
     }
 

@@ -138,6 +138,18 @@ import TestSupport
         #expect(visit().first?.contains(#""title":"three entry""#) == true)
     }
 
+    /// The engine prefetches candidates' plans by reading the plan array's bits as addresses
+    /// (`EngineCore.prefetchPlans`): an optional plan must be exactly one pointer, nil being zero.
+    @Test func anOptionalPlanIsOnePointer() throws {
+        #expect(MemoryLayout<NotificationPlan?>.size == MemoryLayout<UnsafeRawPointer?>.size)
+        let h = Harness()
+        try h.circle("c", lat: 51, lon: 4, radius: 100)
+        let plan = NotificationPlan(try #require(h.engine.core.compiled[0]))
+        let plans: [NotificationPlan?] = [nil, plan]
+        let bits = plans.withUnsafeBytes { raw in (0..<2).map { raw.load(fromByteOffset: $0 * 8, as: UnsafeRawPointer?.self) } }
+        #expect(bits[0] == nil && bits[1] == UnsafeRawPointer(Unmanaged.passUnretained(plan).toOpaque()))
+    }
+
     @Test func settingAFieldKeepsTheOthers() throws {
         let h = Harness()
         try h.circle("c", lat: 51, lon: 4, radius: 100)

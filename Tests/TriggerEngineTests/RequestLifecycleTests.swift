@@ -18,6 +18,8 @@ import Testing
         #expect(Harness.summary(exit) == ["exit:c:d"])
         // A new revision: delivery ids never repeat one of the replaced request.
         #expect(exit.first?.deliveryId == "c/d/2-1795161603")
+        // The written JSON too (its id comes from the request's compiled notification, built at the first firing).
+        #expect(exit.first?.jsonLine.contains(#""deliveryId":"c/d/2-1795161603""#) == true)
     }
 
     @Test func removeByIdentifiersAndRemoveAll() throws {
