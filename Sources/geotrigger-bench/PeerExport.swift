@@ -12,8 +12,9 @@ enum PeerExport {
         func u32(_ v: Int, _ d: inout Data) { withUnsafeBytes(of: UInt32(v).littleEndian) { d.append(contentsOf: $0) } }
         func f64(_ v: Double, _ d: inout Data) { withUnsafeBytes(of: v.bitPattern.littleEndian) { d.append(contentsOf: $0) } }
         u32(w.circles.count + w.polygons.count, &regions)
-        let scale = Geodesy.metresPerDegree(latitude: w.origin.latitude)
         for c in w.circles {
+            // Degrees at the circle's own latitude: the regions span several degrees of it.
+            let scale = Geodesy.metresPerDegree(latitude: c.center.latitude)
             u32(65, &regions)
             for k in 0...64 {
                 let a = Double(k % 64) / 64 * 2 * .pi

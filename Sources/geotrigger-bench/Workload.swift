@@ -18,8 +18,15 @@ struct Workload {
     /// Side of the square the regions are spread over, metres.
     let side: Double
 
-    /// Region radii 100–500 m (mean area ≈ 0.29 km²). Dense: the square is sized so a point lies in ~12 regions on
+    /// Region radii 100–500 m (mean area ≈ 0.29 km²). Dense: the area is sized so a point lies in ~12 regions on
     /// average; sparse: so ~2 % of points lie in any region.
+    ///
+    /// The area is a patch of the sphere `side` × `side` in size, centred on `origin`, and regions and fixes are
+    /// spread uniformly over it per square metre: latitudes drawn so each band gets its share of the area, steps
+    /// and shapes converted to degrees at their own latitude. (Until the nineteenth session the square was laid
+    /// out in degrees from `origin` with the metres per degree of 52°: a million sparse regions then reached 86° N,
+    /// where a degree of longitude is a seventh as wide, so regions and fixes crowded there and the million-region
+    /// case had 2.7 times the candidates and twice the notifications per fix of the 100k case it is compared with.)
     init(shape: Shape, density: Density, regions: Int, devices: Int, fixes: Int, seed: UInt64) {
         self.shape = shape
         self.density = density
@@ -28,12 +35,9 @@ struct Workload {
         let coverage = density == .dense ? 12.0 : 0.02
         side = (Double(regions) * meanArea / coverage).squareRoot()
         var rng = SplitMix64(seed: seed)
-        let metresPerDegree = Geodesy.metresPerDegree(latitude: origin.latitude)
-        func place(_ x: Double, _ y: Double) -> Coordinate {
-            Coordinate(latitude: origin.latitude + y / metresPerDegree.latitude, longitude: origin.longitude + x / metresPerDegree.longitude)
-        }
+        let patch = Patch(centre: origin, side: side)
         for _ in 0..<regions {
-            let c = place(rng.double(0, side), rng.double(0, side))
+            let c = patch.point(rng.double(0, 1), rng.double(0, 1))
             let r = rng.double(100, 500)
             switch shape {
             case .circles:
@@ -42,6 +46,7 @@ struct Workload {
                 // Star-shaped (so always simple) with 16 to 1,000 vertices, log-uniform.
                 let n = Int((16.0 * pow(1000.0 / 16.0, rng.double(0, 1))).rounded())
                 let angles = (0..<n).map { Double($0) / Double(n) * 2 * .pi }
+                let metresPerDegree = Geodesy.metresPerDegree(latitude: c.latitude)
                 var ring = angles.map { a -> Coordinate in
                     let rr = r * rng.double(0.7, 1.0)
                     return Coordinate(latitude: c.latitude + rr * sin(a) / metresPerDegree.latitude,
@@ -51,17 +56,51 @@ struct Workload {
                 polygons.append(ring)
             }
         }
-        // Each device walks: a start point in the square, then steps of up to 50 m.
-        var positions = (0..<devices).map { _ in (rng.double(0, side), rng.double(0, side)) }
+        // Each device walks: a start point in the patch, then steps of up to 50 m east-west and north-south.
+        var positions = (0..<devices).map { _ in patch.point(rng.double(0, 1), rng.double(0, 1)) }
         fixLatitudes.reserveCapacity(fixes)
         fixLongitudes.reserveCapacity(fixes)
         for k in 0..<fixes {
             let d = k % devices
-            positions[d].0 = min(side, max(0, positions[d].0 + rng.double(-50, 50)))
-            positions[d].1 = min(side, max(0, positions[d].1 + rng.double(-50, 50)))
-            let c = place(positions[d].0, positions[d].1)
-            fixLatitudes.append(c.latitude)
-            fixLongitudes.append(c.longitude)
+            positions[d] = patch.step(from: positions[d], east: rng.double(-50, 50), north: rng.double(-50, 50))
+            fixLatitudes.append(positions[d].latitude)
+            fixLongitudes.append(positions[d].longitude)
+        }
+    }
+
+    /// A patch of the sphere of a given area, centred on a point: latitudes centre ± δ, longitudes centre ± Δλ/2,
+    /// with Δλ making the patch `side` wide at its middle and δ making its area side².
+    struct Patch {
+        let minimumLatitude: Double, maximumLatitude: Double, minimumLongitude: Double, maximumLongitude: Double
+        private let sinMinimum: Double, sinMaximum: Double
+
+        init(centre: Coordinate, side: Double) {
+            let radius = 6_371_008.8
+            let phi = centre.latitude * .pi / 180
+            // R²·Δλ·(sin φ₂ − sin φ₁) = R·side/cos φ · 2·cos φ·sin δ = side² when sin δ = side / 2R.
+            let delta = asin(min(1, side / (2 * radius)))
+            let halfWidth = side / (radius * cos(phi)) / 2
+            minimumLatitude = max(-90, (phi - delta) * 180 / .pi)
+            maximumLatitude = min(90, (phi + delta) * 180 / .pi)
+            minimumLongitude = centre.longitude - halfWidth * 180 / .pi
+            maximumLongitude = centre.longitude + halfWidth * 180 / .pi
+            sinMinimum = sin(minimumLatitude * .pi / 180)
+            sinMaximum = sin(maximumLatitude * .pi / 180)
+        }
+
+        /// The point at fractions `u` (west to east) and `v` (of the area, south to north): uniform over the
+        /// patch per square metre when `u` and `v` are uniform.
+        func point(_ u: Double, _ v: Double) -> Coordinate {
+            Coordinate(latitude: asin(sinMinimum + v * (sinMaximum - sinMinimum)) * 180 / .pi,
+                       longitude: minimumLongitude + u * (maximumLongitude - minimumLongitude))
+        }
+
+        /// `from` moved `east` and `north` metres, kept inside the patch.
+        func step(from p: Coordinate, east: Double, north: Double) -> Coordinate {
+            let metresPerDegree = Geodesy.metresPerDegree(latitude: p.latitude)
+            return Coordinate(
+                latitude: min(maximumLatitude, max(minimumLatitude, p.latitude + north / metresPerDegree.latitude)),
+                longitude: min(maximumLongitude, max(minimumLongitude, p.longitude + east / metresPerDegree.longitude)))
         }
     }
 
