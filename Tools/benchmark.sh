@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # GeoTrigger's benchmarks, with the peers measured in the same run on identical data:
 #   1. engine vs shapely 2 (GEOS STRtree, vectorised "which regions contain this point"): circles and polygons
-#      (16–1,000 vertices), 10k and 100k regions, 100k devices, sparse and dense;
+#      (16–1,000 vertices), 10k and 100k regions, 100k devices, sparse and dense; then a million sparse circles
+#      against 100k (rate ratio) and a million circles with a million devices (peak resident memory);
 #   2. replay end to end (read, parse, evaluate, write) of a 10M-fix NDJSON and CSV trace vs the engine alone;
 #      and a notification-dense replay (10k circles on the busiest cells of 1M vehicle fixes) vs shapely on the same
 #      points (Tools/bench/notify_dense.py);
@@ -49,6 +50,28 @@ for shape in circles polygons; do
     done
   done
 done
+# Issue 13's scale targets: a million sparse circles at >= 0.8 of the 100k rate (same density, 100k devices), and a
+# million circles with a million devices resident in < 4 GiB (peak RSS of the whole bench process).
+if [ "${QUICK:-0}" != 1 ]; then
+  echo "# one million regions (circles, sparse)" | tee -a "$results"
+  scale=$($bin/geotrigger-bench engine --regions 100000 --regions 1000000 --devices 100000 --fixes "$sparse_fixes" \
+          --shapes circles --densities sparse | tail -2)
+  echo "$scale" | tee -a "$results"
+  python3 - "$scale" <<'PY' | tee -a "$results"
+import sys
+rows = [l.split("\t") for l in sys.argv[1].splitlines()]
+rate = {int(r[1]): float(r[4]) for r in rows}
+print(f"scale\tcircles-sparse 1M/100k\t{rate[1000000] / rate[100000]:.2f}\t(target >= 0.8)")
+PY
+  python3 - "$bin/geotrigger-bench" <<'PY' | tee -a "$results"
+import resource, subprocess, sys
+out = subprocess.run([sys.argv[1], "engine", "--regions", "1000000", "--devices", "1000000", "--fixes", "4000000",
+                      "--shapes", "circles", "--densities", "sparse"], check=True, capture_output=True, text=True).stdout
+peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024
+print(out.strip().splitlines()[-1])
+print(f"memory\t1M circles + 1M devices\tpeak RSS {peak / 2**30:.2f} GiB\t(target < 4 GiB)")
+PY
+fi
 fi
 
 if [[ $sections == *" replay "* ]]; then
