@@ -159,4 +159,17 @@ extension JSONWriter {
 
     /// The largest temporary buffer Swift places on the stack on Linux (`withUnsafeTemporaryAllocation`).
     public static var stackCapacity: Int { 1_024 }
+
+    /// What `body` writes through a `JSONCursor` on a stack buffer, as a String made in one allocation; nil when it
+    /// did not fit. Through a writer (its array, then the String) it took two allocations and two copies: the
+    /// journal thread renders every notification this way (`FiredNotification.jsonLine`).
+    public static func stringThroughCursor(_ body: (inout JSONCursor) -> Void) -> String? {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: stackCapacity) { scratch in
+            var cursor = JSONCursor(scratch)
+            body(&cursor)
+            guard !cursor.overflowed else { return nil }
+            let written = cursor.written
+            return String(unsafeUninitializedCapacity: written.count) { _ = $0.initialize(fromContentsOf: written); return written.count }
+        }
+    }
 }

@@ -17,6 +17,10 @@ extension FiredNotification {
     }
 
     public var jsonLine: String {
+        if case .firing(let g) = storage, g.plan.program.count < JSONWriter.stackCapacity - 256,
+           let line = JSONWriter.stringThroughCursor({ g.writeJSON(to: &$0) }) {
+            return line
+        }
         var w = JSONWriter()
         writeJSON(to: &w)
         return String(decoding: w.bytes, as: UTF8.self)

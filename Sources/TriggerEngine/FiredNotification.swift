@@ -93,7 +93,7 @@ public struct FiredNotification: Sendable, Hashable {
     }
 
     public var repeats: Bool {
-        get { if case .firing(let g) = storage { return g.compiled.request.trigger.repeats }; return fields.repeats }
+        get { if case .firing(let g) = storage { return g.plan.repeats }; return fields.repeats }
         set { update { $0.repeats = newValue } }
     }
 

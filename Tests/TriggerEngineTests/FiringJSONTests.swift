@@ -93,6 +93,10 @@ import TestSupport
                 NotificationJSONTests.reference(n, to: &reference)
                 #expect(written.bytes == reference.bytes, "\(round): \(String(decoding: written.bytes, as: UTF8.self))")
                 if !direct.bytes.isEmpty { #expect(direct.bytes == reference.bytes) }
+                // The journal's line (one String through the stack cursor, or the writer past it) is the same text.
+                #expect(Array(n.jsonLine.utf8) == reference.bytes)
+                // `repeats` is read from the plan, the request's own flag when it was compiled.
+                #expect(n.repeats == g.compiled.request.trigger.repeats)
                 // The same notification built field by field is equal, hashes alike and writes the same bytes.
                 let f = n.fields
                 let built = FiredNotification(identifier: f.identifier, deliveryId: f.deliveryId, content: f.content, event: f.event,
