@@ -7,7 +7,9 @@ import TestSupport
 /// kill -9 over and over while a stream of fixes is sent: each time the server restarts on the same database and
 /// sink file, and the client resends from its first unanswered batch. The notifications, deduplicated by
 /// deliveryId, are exactly an uninterrupted run's, in order; a notification is repeated only as the same line,
-/// byte for byte (its deliveryId is the scheduler's idempotency key). Bounded: at least 15 kills, under a minute.
+/// byte for byte (its deliveryId is the scheduler's idempotency key). Bounded by work, not by time: at least 15
+/// kills, at most 60 lives. Its duration is printed, not checked: a one-minute bound failed a correct run (64 s, 15
+/// kills, in a clean-clone CI run on a slower machine, 2026-11-28).
 @Suite(.serialized) struct TortureTests {
     static let minimumKills = 15
     static let devices = (0..<8).map { "dev-\($0)" }
@@ -95,7 +97,6 @@ import TestSupport
         for line in all {
             #expect(first[Self.deliveryId(String(line))] == String(line), "seed \(seed): a repeat differs: \(line)")
         }
-        #expect(elapsed < .seconds(60), "seed \(seed): took \(elapsed)")
         print("torture: seed \(seed), \(kills) kills, \(lives) lives, \(all.count) lines for \(got.lines.count) notifications (\(got.repeated.count) repeated), \(elapsed)")
     }
 
