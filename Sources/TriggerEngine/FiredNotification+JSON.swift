@@ -8,16 +8,14 @@ extension FiredNotification {
     /// (FiringJSONTests).
     public func writeJSON(to w: inout JSONWriter) {
         if case .firing(let g) = storage {
-            // A request whose constant text alone nears the stack buffer's size goes straight to the heap buffer
-            // rather than failing on the stack first.
-            if g.plan.program.count < JSONWriter.stackCapacity - 256, w.appendThroughCursor({ g.writeJSON(to: &$0) }) { return }
+            if g.fitsOnTheStack, w.appendThroughCursor({ g.writeJSON(to: &$0) }) { return }
             if w.appendThroughCursor(capacity: 1 << 16, { g.writeJSON(to: &$0) }) { return }
         }
         fields.writeJSON(to: &w)
     }
 
     public var jsonLine: String {
-        if case .firing(let g) = storage, g.plan.program.count < JSONWriter.stackCapacity - 256,
+        if case .firing(let g) = storage, g.fitsOnTheStack,
            let line = JSONWriter.stringThroughCursor({ g.writeJSON(to: &$0) }) {
             return line
         }
@@ -28,6 +26,10 @@ extension FiredNotification {
 }
 
 extension FiredNotification.Firing {
+    /// Whether the stack buffer is worth trying: a request whose constant text alone nears its size would only fail
+    /// there first.
+    var fitsOnTheStack: Bool { plan.program.count < JSONWriter.stackCapacity - 256 }
+
     /// The notification's JSON from the firing, through its request's `NotificationPlan`: no String built for the
     /// templates or the deliveryId. The bytes equal `rendered`'s (`Fields.writeJSON`).
     func writeJSON(to o: inout JSONCursor) {
