@@ -1,7 +1,8 @@
 import Foundation
 import TestSupport
 
-/// Runs the `geotrigger` executable built next to the test bundle and captures what it prints.
+/// Runs the `geotrigger` executable built next to the test bundle and captures what it prints, awaiting its exit
+/// without blocking a thread of the concurrency pool.
 struct CLIRunner {
     struct Result {
         var status: Int32
@@ -15,7 +16,7 @@ struct CLIRunner {
 
     static var executable: URL { BuiltBinary.geotrigger }
 
-    static func run(_ arguments: [String], stdin: String? = nil) throws -> Result {
+    static func run(_ arguments: [String], stdin: String? = nil) async throws -> Result {
         let p = Process()
         p.executableURL = executable
         p.arguments = arguments
@@ -37,7 +38,7 @@ struct CLIRunner {
         try p.run()
         if let stdin { input.fileHandleForWriting.write(stdin.data(using: .utf8)!) }
         try input.fileHandleForWriting.close()
-        p.waitUntilExit()
+        await p.exited()
         try out.close()
         try err.close()
         let outData = try Data(contentsOf: outURL), errData = try Data(contentsOf: errURL)

@@ -19,30 +19,30 @@ import TriggerEngine
 
     static let golden = CLIRunner.fixture("demo-csv.expected.ndjson")
 
-    @Test func aVehicleColumnAndGPSTimeAreFoundBesideARowID() throws {
+    @Test func aVehicleColumnAndGPSTimeAreFoundBesideARowID() async throws {
         let trace = try Self.demoCSV(header: "id,Vehicle,GPS Time,Latitude,Longitude,Accuracy")
         defer { try? FileManager.default.removeItem(atPath: trace) }
-        let r = try CLIRunner.run(["replay", "Data/demo-requests.json", trace, "--expect", Self.golden])
+        let r = try await CLIRunner.run(["replay", "Data/demo-requests.json", trace, "--expect", Self.golden])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.lines.count == 10)
         #expect(!r.stderr.contains("warning"), "\(r.stderr)")
     }
 
-    @Test func columnsMapsHeadersNothingRecognises() throws {
+    @Test func columnsMapsHeadersNothingRecognises() async throws {
         let trace = try Self.demoCSV(header: "Row,Truck,When (UTC),Latitude,Longitude,Accuracy")
         defer { try? FileManager.default.removeItem(atPath: trace) }
         for mapping in ["device=Truck,timestamp=When (UTC)", #"device=Truck,timestamp="When (UTC)""#, "time=when (utc),device=TRUCK"] {
-            let r = try CLIRunner.run(["replay", "Data/demo-requests.json", trace, "--columns", mapping, "--expect", Self.golden])
+            let r = try await CLIRunner.run(["replay", "Data/demo-requests.json", trace, "--columns", mapping, "--expect", Self.golden])
             #expect(r.status == 0, "\(mapping): \(r.stderr)")
             #expect(r.lines.count == 10)
         }
     }
 
-    @Test func aHeaderWithoutTimeIsReportedOnceAndNothingReadIsExit2() throws {
+    @Test func aHeaderWithoutTimeIsReportedOnceAndNothingReadIsExit2() async throws {
         let trace = try Self.demoCSV(header: "Row,Truck,When (UTC),Latitude,Longitude,Accuracy")
         defer { try? FileManager.default.removeItem(atPath: trace) }
         for command in ["replay", "convert"] {
-            let r = try CLIRunner.run(command == "replay" ? ["replay", "Data/demo-requests.json", trace] : ["convert", trace])
+            let r = try await CLIRunner.run(command == "replay" ? ["replay", "Data/demo-requests.json", trace] : ["convert", trace])
             #expect(r.status == 2, "\(command): \(r.stderr)")
             #expect(r.stdout.isEmpty)
             // Once for the header, not once per row (the file has 323).
@@ -55,22 +55,22 @@ import TriggerEngine
         }
     }
 
-    @Test func aRowIDLeftAsTheOnlyDeviceCandidateIsWarnedAbout() throws {
+    @Test func aRowIDLeftAsTheOnlyDeviceCandidateIsWarnedAbout() async throws {
         let trace = try Self.demoCSV(header: "id,Lkw,timestamp,latitude,longitude,accuracy")
         defer { try? FileManager.default.removeItem(atPath: trace) }
-        let r = try CLIRunner.run(["replay", "Data/demo-requests.json", trace])
+        let r = try await CLIRunner.run(["replay", "Data/demo-requests.json", trace])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stderr.contains(#"column "id" gives nearly every row its own device (323 devices in 323 rows)"#), "\(r.stderr)")
         #expect(r.stderr.contains("--columns device=COLUMN"))
         #expect(r.stderr.contains("warnings           1"))
-        let mapped = try CLIRunner.run(["replay", "Data/demo-requests.json", trace, "--columns", "device=Lkw", "--expect", Self.golden])
+        let mapped = try await CLIRunner.run(["replay", "Data/demo-requests.json", trace, "--columns", "device=Lkw", "--expect", Self.golden])
         #expect(mapped.status == 0, "\(mapped.stderr)")
         #expect(!mapped.stderr.contains("warning"))
     }
 
     /// The issue's report on the real bus trace: `id` beside `Vehicle`, and `GPS Time`.
     @Test(.enabled(if: CLIRunner.sharedDataAvailable, "skipped: needs ../shared/data (traces/route14_outbound.csv)"))
-    func theBusTraceWithAVehicleColumnReplaysLikeTheOriginal() throws {
+    func theBusTraceWithAVehicleColumnReplaysLikeTheOriginal() async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("gt-bus-\(UUID())")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -83,8 +83,8 @@ import TriggerEngine
         let regions = dir.appendingPathComponent("terminus.json").path
         try #"[{"identifier":"terminus","trigger":{"region":{"type":"circle","id":"petherick-road","center":{"latitude":53.4619,"longitude":-2.8950},"radius":150},"repeats":true}}]"#
             .write(toFile: regions, atomically: true, encoding: .utf8)
-        let expected = try CLIRunner.run(["replay", regions, original])
-        let r = try CLIRunner.run(["replay", regions, renamed])
+        let expected = try await CLIRunner.run(["replay", regions, original])
+        let r = try await CLIRunner.run(["replay", regions, renamed])
         #expect(r.status == 0 && expected.status == 0, "\(r.stderr)")
         #expect(expected.lines.count > 10)
         #expect(r.stdout == expected.stdout)
@@ -93,8 +93,8 @@ import TriggerEngine
     }
 
     @Test(arguments: ["replay", "convert"])
-    func helpListsTheRecognisedHeaderNamesTheMappingAndTheExitStatus(command: String) throws {
-        let r = try CLIRunner.run([command, "--help"])
+    func helpListsTheRecognisedHeaderNamesTheMappingAndTheExitStatus(command: String) async throws {
+        let r = try await CLIRunner.run([command, "--help"])
         #expect(r.status == 0)
         let help = r.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")  // the help is wrapped
         for needle in ["--columns <field=column,...>", "vehicle_id", "gps_time", "horizontal_accuracy", "Exit status",
@@ -103,8 +103,8 @@ import TriggerEngine
         }
     }
 
-    @Test func aBadMappingIsAUsageError() throws {
-        let r = try CLIRunner.run(["convert", "Data/demo-drive.csv", "--columns", "colour=red"])
+    @Test func aBadMappingIsAUsageError() async throws {
+        let r = try await CLIRunner.run(["convert", "Data/demo-drive.csv", "--columns", "colour=red"])
         #expect(r.status == 64)
         #expect(r.stderr.contains(#"unknown field "colour""#), "\(r.stderr)")
     }

@@ -38,7 +38,7 @@ import TriggerEngine
         #expect(journaled.count > 5, "the scenario fires too little to compare")
 
         let exported = directory.appendingPathComponent("fixes.ndjson").path
-        let export = try CLIRunner.run(["journal", "export", journal, "--output", exported])
+        let export = try await CLIRunner.run(["journal", "export", journal, "--output", exported])
         #expect(export.status == 0, "\(export.stderr)")
         let fixCount = scenario.sorted.count
         #expect(export.stderr.contains("\(fixCount) fixes exported"), "\(export.stderr)")
@@ -48,7 +48,7 @@ import TriggerEngine
         let regions = directory.appendingPathComponent("regions.json").path
         try scenario.requestsJSON.write(toFile: regions, atomically: true, encoding: .utf8)
         // The service ran without an end of input: compare without the replay's end-of-input firings.
-        let replay = try CLIRunner.run(["replay", regions, exported, "--format", "ndjson"])
+        let replay = try await CLIRunner.run(["replay", regions, exported, "--format", "ndjson"])
         #expect(replay.status == 0, "\(replay.stderr)")
         let replayed = replay.stdout.split(separator: "\n").compactMap { TimeScenario.key(jsonLine: String($0)) }
         let missing = Set(journaled).subtracting(replayed)
@@ -57,11 +57,11 @@ import TriggerEngine
         #expect(replayed.count >= journaled.count)
 
         // The journal directory itself is a trace: the same fixes, the same notifications.
-        let direct = try CLIRunner.run(["replay", regions, journal])
+        let direct = try await CLIRunner.run(["replay", regions, journal])
         #expect(direct.status == 0, "\(direct.stderr)")
         #expect(direct.stdout == replay.stdout)
         #expect(!direct.stdout.isEmpty)
-        let converted = try CLIRunner.run(["convert", journal])
+        let converted = try await CLIRunner.run(["convert", journal])
         #expect(converted.stdout.split(separator: "\n").map(String.init) == lines)
 
         // Damage inside it: the fixes before it are replayed, then the journal is reported with file and offset
@@ -74,24 +74,24 @@ import TriggerEngine
         let middle = ((bytes.lastIndex { $0 != 0 } ?? 0) + 1) / 2
         for k in middle..<(middle + 16) { bytes[k] ^= 0xFF }
         try bytes.write(to: damaged.appendingPathComponent(segment))
-        let hurt = try CLIRunner.run(["replay", regions, damaged.path])
+        let hurt = try await CLIRunner.run(["replay", regions, damaged.path])
         #expect(hurt.status == 3, "\(hurt.stderr) \(hurt.stdout.prefix(300))")
         #expect(hurt.stderr.contains(segment) && hurt.stderr.contains("at byte"), "\(hurt.stderr)")
         let partly = hurt.stderr.split(separator: "\n").first { $0.contains("fixes read") }.flatMap { Int($0.split(separator: " ").last!) } ?? 0
         #expect(partly > 0 && partly < fixCount, "the fixes before the damage, not all: \(hurt.stderr)")
 
-        let inspect = try CLIRunner.run(["journal", "inspect", journal])
+        let inspect = try await CLIRunner.run(["journal", "inspect", journal])
         #expect(inspect.status == 0)
         #expect(inspect.stdout.contains("fixes        \(fixCount)"), "\(inspect.stdout)")
     }
 
-    @Test func damageInsideTheJournalStopsTheExportWithFileAndOffset() throws {
+    @Test func damageInsideTheJournalStopsTheExportWithFileAndOffset() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("journal-damage-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let segment = directory.appendingPathComponent("00000000000000000000.journal")
         try Data("not a journal segment".utf8).write(to: segment)
-        let r = try CLIRunner.run(["journal", "export", directory.path])
+        let r = try await CLIRunner.run(["journal", "export", directory.path])
         #expect(r.status == 2)
         #expect(r.stderr.contains(segment.path), "\(r.stderr)")
     }

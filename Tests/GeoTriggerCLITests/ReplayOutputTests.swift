@@ -8,7 +8,7 @@ import TriggerEngine
 /// batches than the queue holds, the output is byte for byte, in order, what the engine fires in process, to a file
 /// and to standard output alike, and the summary counts every notification.
 @Suite struct ReplayOutputTests {
-    @Test func everyNotificationIsWrittenOnceInFiringOrder() throws {
+    @Test func everyNotificationIsWrittenOnceInFiringOrder() async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("replay-output-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -48,14 +48,14 @@ import TriggerEngine
         let cbExits = fired.filter { $0.regionID == "cb" && $0.event == .exit }.count
 
         let output = dir.appendingPathComponent("out.ndjson").path
-        let toFile = try CLIRunner.run(["replay", regions, trace, "--output", output])
+        let toFile = try await CLIRunner.run(["replay", regions, trace, "--output", output])
         #expect(toFile.status == 0, "\(toFile.stderr)")
         let written = try String(contentsOfFile: output, encoding: .utf8).split(separator: "\n").map(String.init)
         #expect(Self.firstDifference(written, expected) == nil, "the file differs from the engine's firing order")
         #expect(toFile.stderr.contains("notifications      \(expected.count)\n"), "\(toFile.stderr)")
         #expect(toFile.stderr.contains("cb: \(cbEntries) entry, \(cbExits) exit notifications"), "\(toFile.stderr)")
 
-        let toStandardOutput = try CLIRunner.run(["replay", regions, trace])
+        let toStandardOutput = try await CLIRunner.run(["replay", regions, trace])
         #expect(toStandardOutput.status == 0)
         #expect(Self.firstDifference(toStandardOutput.lines, expected) == nil, "standard output differs from the engine's firing order")
     }

@@ -4,7 +4,7 @@ import Testing
 /// The `--report` page, rendered for real in headless Chromium (Debian's `chromium`, installed by Tools/test.sh).
 @Suite(.enabled(if: CLIRunner.chromium != nil, "skipped: needs chromium (Tools/test.sh installs it)"))
 struct ReplayReportTests {
-    static func chrome(_ arguments: [String]) throws -> (status: Int32, stdout: String) {
+    static func chrome(_ arguments: [String]) async throws -> (status: Int32, stdout: String) {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: CLIRunner.chromium!)
         p.arguments = ["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--window-size=1200,1400"] + arguments
@@ -15,17 +15,17 @@ struct ReplayReportTests {
         p.standardOutput = handle
         p.standardError = FileHandle.nullDevice
         try p.run()
-        p.waitUntilExit()
+        await p.exited()
         try handle.close()
         return (p.terminationStatus, try String(contentsOf: out, encoding: .utf8))
     }
 
-    @Test func reportRendersMapTimelineAndTable() throws {
+    @Test func reportRendersMapTimelineAndTable() async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("gt-report-\(UUID())")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         let html = dir.appendingPathComponent("report.html").path
-        let r = try CLIRunner.run(["replay", "Data/demo-requests.json", "Data/demo-drive.gpx", "--device-per-track", "--report", html])
+        let r = try await CLIRunner.run(["replay", "Data/demo-requests.json", "Data/demo-drive.gpx", "--device-per-track", "--report", html])
         #expect(r.status == 0, "\(r.stderr)")
         let page = try String(contentsOfFile: html, encoding: .utf8)
         // Self-contained: no network fetches of any kind.
@@ -33,7 +33,7 @@ struct ReplayReportTests {
         #expect(!page.contains("<script src") && !page.contains("<link"))
 
         // The DOM after Chromium has loaded it and run its script.
-        let dom = try Self.chrome(["--dump-dom", "file://" + html])
+        let dom = try await Self.chrome(["--dump-dom", "file://" + html])
         #expect(dom.status == 0)
         func count(_ needle: String) -> Int { dom.stdout.components(separatedBy: needle).count - 1 }
         #expect(count("class=\"region\"") == 4)  // depot, loading bay, Mitte, Tempelhof (two requests share the depot)
@@ -45,14 +45,14 @@ struct ReplayReportTests {
 
         // And a real screenshot: a rendered page is far larger than a blank one.
         let png = dir.appendingPathComponent("report.png").path
-        let shot = try Self.chrome(["--screenshot=\(png)", "file://" + html])
+        let shot = try await Self.chrome(["--screenshot=\(png)", "file://" + html])
         #expect(shot.status == 0)
         let size = (try FileManager.default.attributesOfItem(atPath: png)[.size] as? NSNumber)?.intValue ?? 0
         #expect(size > 40_000, "screenshot is only \(size) bytes")
         let blank = dir.appendingPathComponent("blank.html").path
         try "<html><body></body></html>".write(toFile: blank, atomically: true, encoding: .utf8)
         let blankPNG = dir.appendingPathComponent("blank.png").path
-        _ = try Self.chrome(["--screenshot=\(blankPNG)", "file://" + blank])
+        _ = try await Self.chrome(["--screenshot=\(blankPNG)", "file://" + blank])
         let blankSize = (try FileManager.default.attributesOfItem(atPath: blankPNG)[.size] as? NSNumber)?.intValue ?? 0
         #expect(size > 4 * blankSize)
     }

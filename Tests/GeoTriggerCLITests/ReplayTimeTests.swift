@@ -6,7 +6,7 @@ import Testing
 /// fixes give the same notifications as one file sorted by time, without `--sort-by-time`.
 @Suite struct ReplayTimeTests {
     @Test(arguments: [3, 11])
-    func unsortedAndSeveralFilesGiveTheSortedReplay(seed: Int) throws {
+    func unsortedAndSeveralFilesGiveTheSortedReplay(seed: Int) async throws {
         let scenario = TimeScenario(seed: UInt64(seed), devices: 12, beacons: false)
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("replay-time-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
@@ -18,23 +18,23 @@ import Testing
         }
         let regions = dir.appendingPathComponent("regions.json").path
         try scenario.requestsJSON.write(toFile: regions, atomically: true, encoding: .utf8)
-        func replay(_ files: [String]) throws -> [String] {
-            let r = try CLIRunner.run(["replay", regions] + files)
+        func replay(_ files: [String]) async throws -> [String] {
+            let r = try await CLIRunner.run(["replay", regions] + files)
             #expect(r.status == 0, "\(r.stderr)")
             #expect(r.stderr.contains("records rejected   0"), "\(r.stderr)")
             return r.lines.compactMap(TimeScenario.key(jsonLine:)).sorted()
         }
-        let sorted = try replay([try write("sorted.ndjson", scenario.sorted)])
+        let sorted = try await replay([try write("sorted.ndjson", scenario.sorted)])
         #expect(sorted.count > 20)
         #expect(sorted == (try scenario.run(scenario.sorted, lateness: nil)))
-        let grouped = try replay([try write("grouped.ndjson", scenario.streams.flatMap { $0 })])
+        let grouped = try await replay([try write("grouped.ndjson", scenario.streams.flatMap { $0 })])
         #expect(TimeScenario.difference(grouped, sorted) == nil)
         // Three files, each a random interleaving of a third of the devices.
         let shuffled = scenario.interleaved(seed: UInt64(seed) &+ 9, maxDisorder: nil)
         let files = try (0..<3).map { k in
             try write("part-\(k).ndjson", shuffled.filter { Int($0.device.split(separator: "-").last!)! % 3 == k })
         }
-        let several = try replay(files)
+        let several = try await replay(files)
         #expect(TimeScenario.difference(several, sorted) == nil)
     }
 
@@ -42,7 +42,7 @@ import Testing
     /// a 60 s dwell at the Petherick Road terminus. Before per-device time the grouped file gave 4 arrivals and
     /// "dwells cancelled 6" (the next vehicle's fixes ran the global clock), the sorted one 10.
     @Test(.enabled(if: CLIRunner.sharedDataAvailable, "skipped: needs ../shared/data (traces/route14_outbound.csv)"))
-    func busTraceGroupedByVehicleCompletesEveryDwell() throws {
+    func busTraceGroupedByVehicleCompletesEveryDwell() async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("replay-bus-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -50,15 +50,15 @@ import Testing
         try #"[{"identifier":"terminus-dwell","content":{"title":"{device} at the terminus"},"trigger":{"region":{"type":"circle","id":"petherick-road","center":{"latitude":53.4619,"longitude":-2.8950},"radius":150},"repeats":true,"dwell":60,"notifyOnExit":false}}]"#
             .write(toFile: regions, atomically: true, encoding: .utf8)
         let trace = CLIRunner.sharedData.appendingPathComponent("traces/route14_outbound.csv").path
-        let grouped = try CLIRunner.run(["replay", regions, trace])
-        let sorted = try CLIRunner.run(["replay", regions, trace, "--sort-by-time"])
+        let grouped = try await CLIRunner.run(["replay", regions, trace])
+        let sorted = try await CLIRunner.run(["replay", regions, trace, "--sort-by-time"])
         #expect(grouped.status == 0 && sorted.status == 0, "\(grouped.stderr)")
         #expect(grouped.lines.count == 10)
         #expect(!grouped.stderr.contains("dwells cancelled"), "\(grouped.stderr)")
         #expect(grouped.lines.compactMap(TimeScenario.key(jsonLine:)).sorted() == sorted.lines.compactMap(TimeScenario.key(jsonLine:)).sorted())
     }
 
-    @Test func farFutureFixIsRejectedAndTheDeviceGoesOn() throws {
+    @Test func farFutureFixIsRejectedAndTheDeviceGoesOn() async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("replay-future-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -71,7 +71,7 @@ import Testing
             {"device":"d","timestamp":"9999-12-31T23:59:59Z","latitude":0,"longitude":0}
             {"device":"d","timestamp":"2026-11-20T08:00:10Z","latitude":0,"longitude":0}
             """.write(toFile: trace, atomically: true, encoding: .utf8)
-        let r = try CLIRunner.run(["replay", regions, trace])
+        let r = try await CLIRunner.run(["replay", regions, trace])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stderr.contains("future"), "\(r.stderr)")
         // The real fix after it is not late: the entry fires.

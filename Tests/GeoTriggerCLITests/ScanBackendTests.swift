@@ -11,8 +11,8 @@ import Testing
     static var noAdapter: Bool { !FileManager.default.fileExists(atPath: "/sys/class/bluetooth/hci0") }
 
     @Test(.enabled(if: noSystemBus, "a system bus is running here"))
-    func theDBusBackendWithoutASystemBusSaysSoAndNamesTheAlternative() throws {
-        let r = try CLIRunner.run(["scan", "--backend", "dbus", "--duration", "0.1"])
+    func theDBusBackendWithoutASystemBusSaysSoAndNamesTheAlternative() async throws {
+        let r = try await CLIRunner.run(["scan", "--backend", "dbus", "--duration", "0.1"])
         #expect(r.status == 2)
         #expect(r.stderr.contains("cannot connect to the D-Bus system bus"), "\(r.stderr)")
         #expect(r.stderr.contains("--backend hci"), "\(r.stderr)")
@@ -20,16 +20,16 @@ import Testing
     }
 
     @Test(.enabled(if: noSystemBus && noAdapter, "a system bus or an adapter is here"))
-    func autoFallsBackToRawHCIWithoutBluetoothd() throws {
-        let r = try CLIRunner.run(["scan", "--duration", "0.1"])
+    func autoFallsBackToRawHCIWithoutBluetoothd() async throws {
+        let r = try await CLIRunner.run(["scan", "--duration", "0.1"])
         #expect(r.status == 2)
         // The raw HCI backend's own complaint (no Bluetooth in this kernel, or no adapter), not the bus's.
         #expect(!r.stderr.contains("D-Bus"), "\(r.stderr)")
         #expect(r.stderr.contains("Bluetooth"), "\(r.stderr)")
     }
 
-    @Test func anUnknownBackendIsRefusedWithTheChoices() throws {
-        let r = try CLIRunner.run(["scan", "--backend", "bluez"])
+    @Test func anUnknownBackendIsRefusedWithTheChoices() async throws {
+        let r = try await CLIRunner.run(["scan", "--backend", "bluez"])
         #expect(r.status == 64)
         #expect(r.stderr.contains("'auto', 'dbus' or 'hci'"), "\(r.stderr)")
     }

@@ -30,19 +30,19 @@ struct ScanCaptureCLITests {
         return dir
     }
 
-    @Test func everySightingOfAManyBatchCaptureIsPrintedInCaptureOrder() throws {
+    @Test func everySightingOfAManyBatchCaptureIsPrintedInCaptureOrder() async throws {
         let dir = try Self.folder()
         defer { try? FileManager.default.removeItem(at: dir) }
         let path = dir.appendingPathComponent("c.btsnoop").path
         try Self.capture(10_000, at: path)
-        let r = try CLIRunner.run(["scan", "--btsnoop", path, "--observer", "gw"])
+        let r = try await CLIRunner.run(["scan", "--btsnoop", path, "--observer", "gw"])
         #expect(r.status == 0, "\(r.stderr)")
         let minors = try r.lines.map { try JSONParser.parse($0)["minor"]?.doubleValue }
         #expect(minors == (0..<10_000).map { Double($0) })
         #expect(r.stderr.contains("advertising reports 10000, beacons 10000"), "\(r.stderr)")
     }
 
-    @Test func aCaptureBrokenOffPrintsWhatCameBeforeAndSaysWhere() throws {
+    @Test func aCaptureBrokenOffPrintsWhatCameBeforeAndSaysWhere() async throws {
         let dir = try Self.folder()
         defer { try? FileManager.default.removeItem(at: dir) }
         let path = dir.appendingPathComponent("c.btsnoop").path
@@ -52,7 +52,7 @@ struct ScanCaptureCLITests {
         try handle.seekToEnd()
         try handle.write(contentsOf: Data([0, 0, 0, 30, 0, 0, 0, 30, 0, 0]))
         try handle.close()
-        let r = try CLIRunner.run(["scan", "--btsnoop", path, "--observer", "gw"])
+        let r = try await CLIRunner.run(["scan", "--btsnoop", path, "--observer", "gw"])
         #expect(r.status == 2)
         #expect(r.stderr.contains("record 9001"), "\(r.stderr)")
         let minors = try r.lines.map { try JSONParser.parse($0)["minor"]?.doubleValue }

@@ -7,8 +7,8 @@ import TriggerEngine
 struct ScanCommandTests {
     var capture: String { CLIRunner.sharedData.appendingPathComponent("btsnoop/capture.btsnoop").path }
 
-    @Test func btsnoopReplayPrintsTheSixIBeaconSightings() throws {
-        let r = try CLIRunner.run(["scan", "--btsnoop", capture, "--observer", "gw-1"])
+    @Test func btsnoopReplayPrintsTheSixIBeaconSightings() async throws {
+        let r = try await CLIRunner.run(["scan", "--btsnoop", capture, "--observer", "gw-1"])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.lines.count == 6)
         let sightings = try r.lines.map { try JSONParser.parse($0) }
@@ -19,18 +19,18 @@ struct ScanCommandTests {
         #expect(sightings[3]["address"]?.stringValue == "C0:FF:EE:00:00:01")
     }
 
-    @Test func btsnoopReplayNamesTheObserverAfterTheCapturesAdapter() throws {
+    @Test func btsnoopReplayNamesTheObserverAfterTheCapturesAdapter() async throws {
         // The capture's reports were all received on hci1 (its New Index records name hci0 and hci1); --adapter
         // only names captures that do not say.
-        let r = try CLIRunner.run(["scan", "--btsnoop", capture, "--adapter", "hci0"])
+        let r = try await CLIRunner.run(["scan", "--btsnoop", capture, "--adapter", "hci0"])
         #expect(r.status == 0, "\(r.stderr)")
         let devices = try r.lines.map { try JSONParser.parse($0)["device"]?.stringValue }
         #expect(devices.count == 6)
         #expect(devices.allSatisfy { $0 == "\(ProcessInfo.processInfo.hostName)/hci1" }, "\(devices)")
     }
 
-    @Test func btsnoopReplayWithRegionsFiresABeaconEntry() throws {
-        let r = try CLIRunner.run(["scan", "--btsnoop", capture, "--observer", "gw-1", "--regions", CLIRunner.fixture("beacon-regions.json")])
+    @Test func btsnoopReplayWithRegionsFiresABeaconEntry() async throws {
+        let r = try await CLIRunner.run(["scan", "--btsnoop", capture, "--observer", "gw-1", "--regions", CLIRunner.fixture("beacon-regions.json")])
         #expect(r.status == 0, "\(r.stderr)")
         let ns = try r.lines.map { try JSONParser.parse($0) }
         // Major 42 is first heard 2.3 s after the capture's first report, past the initial scan window (here the
@@ -39,12 +39,12 @@ struct ScanCommandTests {
         #expect(ns.first?["beacon"]?["major"]?.doubleValue == 42)
     }
 
-    @Test func sightingsFileRecordsWhatTheEngineWasGiven() throws {
+    @Test func sightingsFileRecordsWhatTheEngineWasGiven() async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("scan-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         let file = dir.appendingPathComponent("sightings.ndjson").path
-        let r = try CLIRunner.run(["scan", "--btsnoop", capture, "--observer", "gw-1", "--regions",
+        let r = try await CLIRunner.run(["scan", "--btsnoop", capture, "--observer", "gw-1", "--regions",
                                    CLIRunner.fixture("beacon-regions.json"), "--sightings", file])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.lines.count == 1)  // the notification; the sightings went to the file
@@ -53,8 +53,8 @@ struct ScanCommandTests {
         #expect(lines.allSatisfy { $0["device"]?.stringValue == "gw-1" })
     }
 
-    @Test func sightingsFileNeedsRegions() throws {
-        let r = try CLIRunner.run(["scan", "--btsnoop", capture, "--sightings", "/tmp/unused.ndjson"])
+    @Test func sightingsFileNeedsRegions() async throws {
+        let r = try await CLIRunner.run(["scan", "--btsnoop", capture, "--sightings", "/tmp/unused.ndjson"])
         #expect(r.status != 0)
         #expect(r.stderr.contains("--sightings needs --regions"))
     }
@@ -96,7 +96,7 @@ struct ScanCommandTests {
         return Data(bytes)
     }
 
-    @Test func oversizedAndFragmentedReportsAreDecodedAndSummarised() throws {
+    @Test func oversizedAndFragmentedReportsAreDecodedAndSummarised() async throws {
         let joined = Self.name(200) + Self.iBeacon
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("quirks-\(UUID().uuidString).btsnoop")
         try Self.capture([
@@ -105,7 +105,7 @@ struct ScanCommandTests {
             Self.extended(joined[200...], status: 0),
         ]).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
-        let r = try CLIRunner.run(["scan", "--btsnoop", file.path, "--adapter", "hci2"])
+        let r = try await CLIRunner.run(["scan", "--btsnoop", file.path, "--adapter", "hci2"])
         #expect(r.status == 0, "\(r.stderr)")
         let sightings = try r.lines.map { try JSONParser.parse($0) }
         #expect(sightings.map { $0["major"]?.doubleValue } == [42, 42])

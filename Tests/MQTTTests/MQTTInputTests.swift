@@ -74,7 +74,7 @@ struct MQTTInputTests {
         #expect(last == "2025-10-09T08:56:39Z", "newest fix \(last ?? "none"); \(serveLog().suffix(1500))")
         #expect(serveLog().contains("topic=owntracks/jane/phone"), "the unreadable message is logged with its topic")
         serve.terminate()
-        serve.waitUntilExit()
+        await serve.exited()
 
         // Every message published, in the journal once or more (a redelivery after the restart is a duplicate the
         // engine drops), under the topic's device.

@@ -106,6 +106,6 @@ import Testing
         #expect(elapsed < .seconds(6), "first probe answered after \(elapsed)")
         #expect(process.process.isRunning)
         idle.removeAll()
-        process.stop()
+        await process.stop()
     }
 }

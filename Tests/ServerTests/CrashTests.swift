@@ -44,7 +44,7 @@ import Testing
         }
         for batch in Self.batches { _ = try await server.post("/v1/fixes", batch) }
         try await Task.sleep(for: .milliseconds(500))
-        server.stop()
+        await server.stop()
         return unacknowledged
     }
 

@@ -74,7 +74,7 @@ import TestSupport
                 "\(second.log)")
         #expect(!second.log.contains("engine restored"), "\(second.log)")
         #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("b.sqlite").path))
-        first.stop()
+        await first.stop()
     }
 
     @Test func aMissingDatabaseFolderIsNamed() async throws {

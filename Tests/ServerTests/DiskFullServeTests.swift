@@ -53,14 +53,14 @@ struct DiskFullServeTests {
         // The reference: an uninterrupted run of the acknowledged batches on a roomy disk.
         let expected = try await Self.reference(batches: 0..<acknowledged, in: work.directory)
 
-        let got = try await Self.settledLines(sink)
+        let got = try await Self.settledLines(sink, count: expected.lines.count)
         #expect(expected.lines.count > 50)
         let firstDifference = Array(zip(got.lines, expected.lines)).firstIndex { $0 != $1 }
         #expect(got.lines.count == expected.lines.count && firstDifference == nil,
                 "\(got.lines.count) notifications after the restart, \(expected.lines.count) expected; first difference at \(firstDifference ?? -1)")
         // And it takes input again.
         #expect(try await server.post("/v1/fixes", Self.batch(acknowledged)).head.status.code == 200)
-        server.stop()
+        await server.stop()
     }
 
     /// What an uninterrupted `serve` on a roomy disk delivers for `batches`, in a folder of its own under `directory`.
@@ -72,19 +72,22 @@ struct DiskFullServeTests {
         try await reference.waitUntilListening()
         _ = try await reference.put("/v1/requests/alex", requestJSON())
         for b in batches { #expect(try await reference.post("/v1/fixes", batch(b)).head.status.code == 200) }
-        let lines = try await settledLines(sink)
-        reference.stop()
-        return lines
+        // The orderly shutdown delivers the outbox once more to every sink: after it the file is complete. (Waiting
+        // for a second without a new line instead once cut the reference short on a starved CI machine.)
+        await reference.stop()
+        return try CrashTests.deduplicated(sink)
     }
 
-    /// The sink file's notifications (each deliveryId once) once no new line came for a second.
-    static func settledLines(_ path: String) async throws -> (lines: [String], repeated: Set<String>) {
-        var last = -1
-        for _ in 0..<200 {
+    /// A running server's sink file's notifications (each deliveryId once) once it holds `count` of them and a
+    /// further second brought nothing, or once nothing new came for 20 s (the comparison then says what is missing).
+    static func settledLines(_ path: String, count: Int) async throws -> (lines: [String], repeated: Set<String>) {
+        var last = -1, quiet = ContinuousClock.now
+        while true {
             let now = try CrashTests.deduplicated(path).lines.count
-            if now == last && now > 0 { break }
-            last = now
-            try await Task.sleep(for: .seconds(1))
+            if now != last { last = now; quiet = ContinuousClock.now }
+            let still = ContinuousClock.now - quiet
+            if (now >= count && still >= .seconds(1)) || still >= .seconds(20) { break }
+            try await Task.sleep(for: .milliseconds(100))
         }
         return try CrashTests.deduplicated(path)
     }

@@ -60,7 +60,7 @@ struct GpsdInputTests {
         let metrics = try await server.get("/metrics")
         #expect(metrics.body.map { String(buffer: $0) }?.contains(#"geotrigger_input_reconnects_total{input="gpsd:127.0.0.1:\#(port)"}"#) == true)
         await gpsfake.stop()
-        server.stop()
+        await server.stop()
 
         // What the service accepted, in order: gpsd's own TPVs for both logs, to the last digit.
         let text = try BuiltBinary.output(["journal", "export", database + ".journal"]).stdout

@@ -25,7 +25,7 @@ import TestSupport
         let server = try ServeProcess(arguments: ["--database", database, "--listen", "127.0.0.1:0"], directory: work.directory,
                                       environment: preset.map { ["GLIBC_TUNABLES": $0] } ?? [:])
         try await server.waitUntilListening()
-        defer { server.stop() }
+        defer { server.kill9() }  // cleanup only: nothing here depends on an orderly shutdown
         let tunables = try Self.environment(of: server.process.processIdentifier).filter { $0.hasPrefix("GLIBC_TUNABLES=") }
         switch (preset, Self.mode) {
         case (nil, "madvise"): #expect(tunables == ["GLIBC_TUNABLES=glibc.malloc.hugetlb=1"])

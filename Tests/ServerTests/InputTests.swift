@@ -55,7 +55,7 @@ import Testing
         // Bounded wait, not a fixed one: under a loaded machine the server may take seconds to log it.
         #expect(await eventually(timeout: .seconds(15)) { server.log.contains("input ended") }, "\(server.log)")
         #expect(server.process.isRunning)
-        server.stop()
+        await server.stop()
         #expect(server.process.terminationStatus == 0, "\(server.log)")
     }
 
@@ -70,7 +70,7 @@ import Testing
         #expect(lines.count == 1)
         #expect(lines.first?.contains(#""title":"gw entry desk""#) == true)
         try pipe.fileHandleForWriting.close()
-        server.stop()
+        await server.stop()
         #expect(server.process.terminationStatus == 0, "\(server.log)")
     }
 
@@ -90,7 +90,7 @@ import Testing
         try await Task.sleep(for: .milliseconds(200))
         #expect(server.log.contains("line=4"))
         #expect(server.log.contains("field=latitude"))
-        server.stop()
+        await server.stop()
         #expect(server.process.terminationStatus == 0, "\(server.log)")
     }
 

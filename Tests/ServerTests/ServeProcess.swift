@@ -112,9 +112,10 @@ final class ServeProcess {
         process.waitUntilExit()
     }
 
-    func stop() {
+    /// SIGTERM and the orderly shutdown's end, awaited without blocking a thread of the concurrency pool.
+    func stop() async {
         process.terminate()
-        process.waitUntilExit()
+        await process.exited()
     }
 }
 

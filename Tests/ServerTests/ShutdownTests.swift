@@ -55,7 +55,7 @@ import Testing
         // The same answered batches on a fresh server, stopped only once all is delivered.
         let (reference, referenceSink) = try await start(directory, name: "reference")
         #expect(await Self.send(Self.batches[..<answered], port: reference.port) == answered)
-        reference.stop()
+        await reference.stop()
         let expected = try CrashTests.deduplicated(referenceSink).lines
         let got = try CrashTests.deduplicated(sink).lines
         #expect(expected.count > 0)

@@ -51,7 +51,7 @@ import Testing
         }
         try? await plain.shutdown()
         #expect(!answered)
-        server.stop()
+        await server.stop()
     }
 
     @Test func aMissingKeyFailsTheStartWithItsPath() async throws {

@@ -56,7 +56,7 @@ import TestSupport
         let plain = try await Self.start(reference)
         _ = try await plain.put("/v1/requests/alex", requestJSON())
         #expect(await Self.send(from: 0, to: plain) == Self.batches.count)
-        plain.stop()
+        await plain.stop()
 
         let seed = UInt64.random(in: 0...UInt64.max)
         var random = SplitMix(seed: seed)
@@ -83,7 +83,7 @@ import TestSupport
         }
         // Let the outbox reach the sink, then stop cleanly (the shutdown flushes what is left).
         try await Task.sleep(for: .milliseconds(500))
-        server.stop()
+        await server.stop()
 
         let expected = try CrashTests.deduplicated(reference.appendingPathComponent("out.ndjson").path)
         let got = try CrashTests.deduplicated(tortured.appendingPathComponent("out.ndjson").path)

@@ -30,7 +30,7 @@ import Testing
             expected = Set(ndjsonNotifications(server.sinkPath).map(\.deliveryId))
             return expected.count > 100 && Set(scheduler.acknowledged) == expected
         }
-        serve.stop()
+        await serve.stop()
         await scheduler.stop()
         #expect(all, "\(expected.count) fired, \(Set(scheduler.acknowledged).count) acknowledged by the scheduler")
         #expect(expected.count > 100)
