@@ -124,7 +124,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             // connection does not outlive a short grace.
             context.fireErrorCaught(BodyTimeout(limit: limit))
             let loop = context.eventLoop.assumeIsolated()
-            timer = loop.scheduleTask(in: .seconds(2)) { context.close(promise: nil) }
+            timer = loop.scheduleTask(in: TimeAmount(limits.bodyTimeoutGrace)) { context.close(promise: nil) }
         }
     }
 

@@ -7,6 +7,9 @@ public struct ConnectionLimits: Sendable {
     public var headerTimeout: Duration
     /// From a request's head to the end of its body.
     public var bodyTimeout: Duration
+    /// After `bodyTimeout`, how long the request's handler has to answer 408 before the connection is closed
+    /// regardless. Not a setting: tests that share the process's two pool threads with busy suites lengthen it.
+    public var bodyTimeoutGrace: Duration = .seconds(2)
     /// After an answer, until the next request's head is complete.
     public var idleTimeout: Duration
     /// Connections open at once; beyond it new ones wait in the listen backlog. Kept below the descriptor limit so
