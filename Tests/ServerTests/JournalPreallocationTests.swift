@@ -1,4 +1,5 @@
 import Foundation
+@testable import Journal
 import Testing
 import TestSupport
 
@@ -29,9 +30,12 @@ import TestSupport
             #expect(bytes[7] == (preallocated ? 2 : 1), "\(name): version \(bytes[7])")
             if preallocated { #expect(bytes.count == segmentBytes, "\(name): \(bytes.count) bytes") }
             else {
-                // Grown record by record: its frames end exactly where the file ends, with no zeros after them. (A
-                // record's own last byte may be 0: testing the file's last byte for that once failed a correct run.)
-                #expect(bytes.count <= segmentBytes && Self.framesEnd(bytes) == bytes.count, "\(name): \(bytes.count) bytes")
+                // Grown record by record: the journal's own scan finds whole, valid frames ending exactly where the
+                // file ends, with no zeros after them. (A record's own last byte may be 0: testing the file's last
+                // byte for that once failed a correct run.)
+                let scan = JournalSegment.scan(bytes, firstPosition: 0)
+                #expect(bytes.count <= segmentBytes && scan.problem == nil && scan.validEnd == bytes.count,
+                        "\(name): \(bytes.count) bytes, frames end at \(scan.validEnd), \(scan.problem?.reason ?? "no problem")")
             }
         }
 
@@ -46,17 +50,5 @@ import TestSupport
         let got = try CrashTests.deduplicated(sink)
         #expect(expected.lines.count > 100)
         #expect(got.lines == expected.lines, "\(got.lines.count) notifications, \(expected.lines.count) expected")
-    }
-
-    /// Where a segment's frames end: after the 16-byte header, each frame is its length (UInt32 LE, of kind and
-    /// payload), a checksum, then that many bytes; a length of 0 is never written.
-    static func framesEnd(_ bytes: [UInt8]) -> Int {
-        var offset = 16
-        while offset + 8 <= bytes.count {
-            let length = (0..<4).reduce(0) { $0 | Int(bytes[offset + $1]) << (8 * $1) }
-            guard length > 0, offset + 8 + length <= bytes.count else { break }
-            offset += 8 + length
-        }
-        return offset
     }
 }
