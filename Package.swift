@@ -220,7 +220,7 @@ let package = Package(
             name: "HostTests",
             dependencies: [
                 "JSON",
-                "Host", "Journal", "Storage", "TriggerEngine", "TestSupport",
+                "Delivery", "Host", "Journal", "Storage", "TriggerEngine", "TestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -34,8 +34,10 @@ extension EngineHost {
         changesSinceCheckpointCount -= min(changes, changesSinceCheckpointCount)
         inputsSinceCheckpointCount -= min(inputs, inputsSinceCheckpointCount)
         if checkpointPositions.count > 2 { checkpointPositions.removeLast(checkpointPositions.count - 2) }
-        let keepFrom = min(checkpointPositions.last ?? position, feeder.oldestPending ?? position,
-                           outbox.lowestPosition ?? position)
+        // The journal since the older of the two checkpoints stays (the fallback should the newest be damaged);
+        // with only one checkpoint, all of it does.
+        let fallback = checkpointPositions.count >= 2 ? checkpointPositions[checkpointPositions.count - 1] : 0
+        let keepFrom = min(fallback, feeder.oldestPending ?? position, outbox.lowestPosition ?? position)
         try log.dropRecords(before: keepFrom)
         metrics.checkpoint.record(duration: ContinuousClock.now - started)
         metrics.checkpointBytes.record(body.count)

@@ -1,3 +1,4 @@
+import Delivery
 import Journal
 import Logging
 import Storage
@@ -20,8 +21,12 @@ public struct RestoreReport: Sendable, Hashable {
     /// Replayed records whose notifications differ from the ones journaled (must stay 0: the engine is
     /// deterministic; a non-zero count is logged loudly).
     public var divergent = 0
-    /// With `--recover`: what was skipped (damaged checkpoints).
+    /// With `--recover`: what was skipped (damaged checkpoints, journal files and records), one line each.
     public var skipped: [String] = []
+    /// The journal positions recoveries gave up, this start's and earlier ones' (`SkippedRange`).
+    public var skippedRanges: [SkippedRange] = []
+    /// Records in `skippedRanges`.
+    public var skippedRecords: UInt64 { skippedRanges.reduce(0) { $0 + UInt64($1.records.count) } }
     /// Restored from the SQLite tables of a version before the journal.
     public var fromLegacyTables = false
     public var seconds = 0.0
@@ -46,6 +51,9 @@ extension EngineHost {
                         feeder: OutboxFeeder, logger: Logger) throws -> Restored {
         let started = ContinuousClock.now
         var report = RestoreReport()
+        report.skipped = log.recovered
+        report.skippedRanges = log.skippedRanges
+        let gaps = log.skippedRanges
         var state = HostState(configuration: configuration)
         var start: UInt64 = 0
         var positions: [UInt64] = []
@@ -87,17 +95,29 @@ extension EngineHost {
             logger.notice("restore: read the state of a version before the journal from the database", metadata: [
                 "requests": "\(legacy.requests)", "devices": "\(legacy.devices)"])
         }
+        // A sink cursor names a record the journal must hold (the journal's opening checks the same when it is told
+        // the cursors): one past its end means acknowledged records are gone.
+        let named = feeder.outbox.cursors.compactMap { sink, cursor in
+            JournalOutbox.position(of: cursor).map { (sink: sink, position: $0) }
+        }.max { $0.position < $1.position }
+        if let named, named.position >= log.nextPosition {
+            throw RestoreError(reason: "the journal ends at record \(log.nextPosition), but the sink \(named.sink) settled record \(named.position): records are missing; start with --recover to go on past them")
+        }
         // Without sinks nothing is read again: the position past the journal's end.
         let fed = try feeder.outbox.refeedPosition(legacyFed: store.outboxFedPosition()) ?? UInt64.max
         var refeed: [(UInt64, [RecordedNotification])] = []
         var previous: UInt64?
         try log.forEachRecord(from: min(fed, start)) { position, record in
-            if let previous, position != previous + 1 {
+            // A gap a recovery recorded is read across; any other is damage.
+            if let previous, position != previous + 1, !SkippedRange.cover(gaps, (previous + 1)..<position) {
                 throw RestoreError(reason: "journal record \(position) follows record \(previous): records are missing")
             }
             // Records the checkpoint does not cover must all be there.
-            if previous == nil, position > start {
-                throw RestoreError(reason: "the journal starts at record \(position), but the checkpoint covers only up to \(start): records are missing")
+            if previous == nil, position > start, !SkippedRange.cover(gaps, start..<position) {
+                let what = "the journal starts at record \(position), but the checkpoint covers only up to \(start): records \(start)..<\(position) are missing"
+                guard recover else { throw RestoreError(reason: what + "; start with --recover to go on without them") }
+                logger.critical("restore: records skipped (--recover)", metadata: ["reason": "\(what)"])
+                report.skipped.append(what)
             }
             previous = position
             let r = try HostRecord(record, position: position)
@@ -119,8 +139,11 @@ extension EngineHost {
                 report.refed += r.notifications.count
             }
         }
-        if previous == nil, start < log.nextPosition {
-            throw RestoreError(reason: "the journal holds no records from \(start) on, but it ends at \(log.nextPosition)")
+        if previous == nil, start < log.nextPosition, !SkippedRange.cover(gaps, start..<log.nextPosition) {
+            let what = "the journal holds no records from \(start) on, but it ends at \(log.nextPosition)"
+            guard recover else { throw RestoreError(reason: what) }
+            logger.critical("restore: records skipped (--recover)", metadata: ["reason": "\(what)"])
+            report.skipped.append(what)
         }
         for (p, n) in refeed { feeder.enqueue(position: p, n) }
         let listing = state.listing

@@ -88,6 +88,8 @@ public actor EngineHost {
         let statistics = restore.state.engine.statistics
         countedTransitions = (statistics.entries, statistics.exits)
         metrics.restart.record(restore.report.seconds)
+        metrics.skippedRecords.record(Double(restore.report.skippedRecords))
+        metrics.recoverySkipped.record(Double(restore.report.skipped.count))
     }
 
     deinit { thread.stop() }

@@ -7,10 +7,12 @@ public final class FileHostLog: HostLog {
     let checkpointFiles: CheckpointFiles
 
     /// Opens (or creates) the directory. A torn journal tail is cut off and logged; other damage throws unless
-    /// `recover`.
+    /// `recover`. `knownEnd`: a position the journal must reach by a record kept elsewhere (the sinks' cursors),
+    /// with what names it.
     public init(directory: String, segmentBytes: Int = 64 << 20, recover: Bool = false, preallocate: Bool = true,
-                logger: Logger) throws(JournalError) {
-        journal = try Journal(directory: directory, configuration: .init(segmentBytes: segmentBytes, recover: recover, preallocate: preallocate),
+                knownEnd: (position: UInt64, source: String)? = nil, logger: Logger) throws(JournalError) {
+        journal = try Journal(directory: directory, configuration: .init(segmentBytes: segmentBytes, recover: recover, preallocate: preallocate,
+                                                                         knownEnd: knownEnd?.position ?? 0, knownEndSource: knownEnd?.source ?? ""),
                               logger: logger)
         checkpointFiles = CheckpointFiles(directory: directory)
     }
@@ -18,6 +20,8 @@ public final class FileHostLog: HostLog {
     public var directory: String { journal.directory }
     public var nextPosition: UInt64 { journal.nextPosition }
     public var failureReason: String? { journal.poisonReason }
+    public var skippedRanges: [SkippedRange] { journal.skippedRanges }
+    public var recovered: [String] { journal.openReport.skipped }
 
     public func write(_ records: [JournalRecord]) throws(JournalError) -> Range<UInt64> { try journal.write(records) }
 

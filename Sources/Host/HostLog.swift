@@ -28,9 +28,16 @@ public protocol HostLog: Sendable {
     func dropRecords(before position: UInt64) throws(JournalError)
     /// Nil while writes are taken; else why not.
     var failureReason: String? { get }
+    /// Positions a recovery gave up (none hold a record); a restore reads across them.
+    var skippedRanges: [SkippedRange] { get }
+    /// What opening the log skipped or moved aside (with `recover`), for the restore report.
+    var recovered: [String] { get }
 }
 
 extension HostLog {
+    public var skippedRanges: [SkippedRange] { [] }
+    public var recovered: [String] { [] }
+
     public func write(_ records: [JournalRecord], startingSync: Bool) throws(JournalError) -> Range<UInt64> {
         try write(records)
     }

@@ -19,6 +19,11 @@ struct HostMetrics: Sendable {
     let checkpointBytes = Gauge(label: "geotrigger_checkpoint_bytes")
     /// The last restart: checkpoint load plus journal replay.
     let restart = Gauge(label: "geotrigger_restart_seconds")
+    /// Journal records recoveries (`--recover`) gave up, this start's and earlier ones': non-zero means acknowledged
+    /// input was lost to damage, and the log and `skipped.ranges` in the journal folder say which.
+    let skippedRecords = Gauge(label: "geotrigger_journal_skipped_records")
+    /// Files, checkpoints and ranges the last start skipped or moved aside (with `--recover`).
+    let recoverySkipped = Gauge(label: "geotrigger_recovery_skipped_items")
     /// Notifications written to the journal and not yet in the outbox table.
     let feedBacklog = Gauge(label: "geotrigger_outbox_feed_backlog")
 }

@@ -38,11 +38,18 @@ public final class Journal: Sendable {
         /// machine enough to fail timing tests. A segment grown by appends moves into the spare as soon as it is
         /// ready. 0: at once, and a new journal's first segment waits for it.
         public var preallocateAfter = 1 << 20
-        public init(segmentBytes: Int = 64 << 20, recover: Bool = false, preallocate: Bool = true, preallocateAfter: Int = 1 << 20) {
+        /// A position the journal must reach, from a durable record kept elsewhere (the sinks' cursors in the
+        /// database): opening a journal that ends before it is damage, not a torn tail. `knownEndSource` names it.
+        public var knownEnd: UInt64 = 0
+        public var knownEndSource = ""
+        public init(segmentBytes: Int = 64 << 20, recover: Bool = false, preallocate: Bool = true, preallocateAfter: Int = 1 << 20,
+                    knownEnd: UInt64 = 0, knownEndSource: String = "") {
             self.segmentBytes = segmentBytes
             self.recover = recover
             self.preallocate = preallocate
             self.preallocateAfter = preallocateAfter
+            self.knownEnd = knownEnd
+            self.knownEndSource = knownEndSource
         }
     }
 
@@ -52,8 +59,10 @@ public final class Journal: Sendable {
         public var records: UInt64 = 0
         /// A torn tail cut off: file, offset, bytes removed, why.
         public var tornTail: (path: String, offset: Int64, bytes: Int64, reason: String)?
-        /// With `recover`: damage skipped (file, offset, why) and the files moved aside.
+        /// With `recover`: damage skipped (file, offset, why), the files moved aside and the record ranges given up.
         public var skipped: [String] = []
+        /// The record ranges this opening gave up (with `recover`).
+        public var newlySkipped: [SkippedRange] = []
     }
 
     /// Counters for metrics and tests.
@@ -95,6 +104,9 @@ public final class Journal: Sendable {
     public let directory: String
     public let configuration: Configuration
     public let openReport: OpenReport
+    /// Every range a recovery gave up, this one's and earlier ones' (`skipped.ranges`): positions no record holds.
+    public let skippedRanges: [SkippedRange]
+    private let mark: AcknowledgedMark
     private let state: Mutex<State>
     /// Set once `State.poison` is: the host asks before every batch, and reading it must not wait for the lock,
     /// which a write holds through its `pwrite` (that wait showed as kernel lock contention on the host's actor).
@@ -111,8 +123,11 @@ public final class Journal: Sendable {
     private var sparePath: String { directory + "/" + Self.spareName }
     public static let spareName = "spare-segment.zeros"
 
-    /// Opens (or creates) the journal in `directory`, checking every segment: a torn tail is cut off and logged;
-    /// other damage throws `JournalError.damaged` with the file and offset, unless `configuration.recover`.
+    /// Opens (or creates) the journal in `directory`, checking every segment against what durable files say it
+    /// must hold (`AcknowledgedMark`, the checkpoints, `configuration.knownEnd`): a torn tail, bytes past all of
+    /// that which an interrupted write can leave, is cut off and logged; anything else throws `JournalError.damaged`
+    /// with the file and offset, unless `configuration.recover`, which skips exactly what cannot be read, records
+    /// the skipped positions (`SkippedRange`) and starts new records after every position anything named.
     public init(directory: String, configuration: Configuration = Configuration(), logger: Logger) throws(JournalError) {
         self.directory = directory
         self.configuration = configuration
@@ -122,27 +137,70 @@ public final class Journal: Sendable {
         }
         var found = try JournalSystem.segments(in: directory)
         var report = OpenReport()
+        let recover = configuration.recover
+        var known = try SkippedRangesFile.read(directory: directory)
+        var skippedNow: [SkippedRange] = []
+        /// Records something durable names: the journal must reach `evidence.position`.
+        var evidence = (position: UInt64(0), source: "")
+        func raise(_ position: UInt64, _ source: String) {
+            if position > evidence.position { evidence = (position, source) }
+        }
+        var marked: (end: UInt64, first: UInt64)?
+        do {
+            marked = try AcknowledgedMark.read(directory: directory)
+        } catch {
+            guard recover else { throw error }
+            report.skipped.append("\(error): ignored (--recover); the mark is written again")
+            logger.critical("journal: damaged acknowledged mark ignored (--recover)", metadata: ["error": "\(error)"])
+            unlink(directory + "/" + AcknowledgedMark.name)
+        }
+        raise(marked?.end ?? 0, "the acknowledged mark \(directory)/\(AcknowledgedMark.name)")
+        if let newest = try CheckpointFiles(directory: directory).list().first {
+            raise(newest.position, "the checkpoint \(newest.path)")
+        }
+        raise(configuration.knownEnd, configuration.knownEndSource)
+
+        var records: UInt64 = 0
+        /// Why the next segment may start after `next` (damage cut the one before short).
+        var gapReason: String?
         var next: UInt64 = found.first?.firstPosition ?? 0
+        // Segments before the mark's first position were dropped on purpose; a journal that starts after it lost
+        // its oldest records.
+        if let marked, marked.first < next {
+            next = marked.first
+            gapReason = "missing: the journal starts at record \(found.first?.firstPosition ?? 0), but \(directory)/\(AcknowledgedMark.name) says it holds records from \(marked.first) on (a segment is missing)"
+        }
         var lastSize = Int64(JournalSegment.headerSize)
         var lastPreallocated = false
         var k = 0
         while k < found.count {
             let segment = found[k]
             let isLast = k == found.count - 1
-            guard segment.firstPosition == next else {
-                let reason = "starts at record \(segment.firstPosition), expected \(next) (a segment is missing)"
-                guard configuration.recover else { throw .damaged(path: segment.path, offset: 0, reason: reason) }
-                report.skipped += try Self.moveAside(found[k...].map(\.path), because: reason)
-                found.removeSubrange(k...)
-                break
+            if segment.firstPosition < next {
+                let reason = "starts at record \(segment.firstPosition), inside the segment before it (which ends at record \(next))"
+                guard recover else { throw .damaged(path: segment.path, offset: 0, reason: reason) }
+                report.skipped += try Self.moveAside([segment.path], because: reason, logger: logger)
+                found.remove(at: k)
+                continue
             }
+            if segment.firstPosition > next {
+                let gap = next..<segment.firstPosition
+                if !SkippedRange.cover(known + skippedNow, gap) {
+                    let reason = gapReason ?? "missing: \(segment.path) starts at record \(segment.firstPosition), expected \(next) (a segment is missing)"
+                    guard recover else { throw .damaged(path: segment.path, offset: 0, reason: reason) }
+                    skippedNow.append(SkippedRange(records: gap, reason: reason))
+                }
+                next = segment.firstPosition
+            }
+            gapReason = nil
             let bytes = try JournalSystem.readAll(segment.path)
             let scan = JournalSegment.scan(bytes, firstPosition: segment.firstPosition)
             next = segment.firstPosition + UInt64(scan.records.count)
+            records += UInt64(scan.records.count)
             lastSize = Int64(scan.validEnd)
             lastPreallocated = scan.preallocated
             if let problem = scan.problem {
-                if isLast, problem.offset == 0, Self.isCutShortHeader(bytes, first: segment.firstPosition) {
+                if isLast, problem.offset == 0, next >= evidence.position, Self.isCutShortHeader(bytes, first: segment.firstPosition) {
                     // A rotation cut short by the crash: the new file exists, its header was not (wholly) written,
                     // and it cannot hold a record. Its header is written again; nothing is lost.
                     try Self.writeFile(segment.path, JournalSegment.header(segment.firstPosition))
@@ -150,9 +208,10 @@ public final class Journal: Sendable {
                     report.tornTail = (segment.path, 0, Int64(bytes.count), "a new segment's header cut short (\(bytes.count) bytes)")
                     logger.warning("journal: a segment created just before the crash had no header; written again", metadata: [
                         "file": "\(segment.path)", "bytes": "\(bytes.count)"])
-                } else if problem.tornTail && isLast && problem.offset >= JournalSegment.headerSize {
-                    // In a preallocated segment the torn bytes are zeroed where they are, so the blocks after them
-                    // stay allocated; elsewhere the file is cut.
+                } else if problem.tornTail && isLast && problem.offset >= JournalSegment.headerSize && next >= evidence.position {
+                    // Past everything durable names, and what a write cut short leaves: never acknowledged. In a
+                    // preallocated segment the torn bytes are zeroed where they are, so the blocks after them stay
+                    // allocated; elsewhere the file is cut.
                     let torn = Int64((scan.preallocated ? scan.dataEnd : bytes.count) - problem.offset)
                     if scan.preallocated {
                         try Self.zero(segment.path, from: Int64(problem.offset), count: Int(torn))
@@ -164,40 +223,77 @@ public final class Journal: Sendable {
                         "file": "\(segment.path)", "offset": "\(problem.offset)", "bytes": "\(torn)",
                         "reason": "\(problem.reason)"])
                 } else {
-                    guard configuration.recover else {
-                        throw .damaged(path: segment.path, offset: Int64(problem.offset), reason: problem.reason)
+                    var reason = "record \(next): \(problem.reason)"
+                    if isLast, problem.tornTail, next < evidence.position {
+                        reason += " (not a torn tail: \(evidence.source) names record \(evidence.position - 1))"
                     }
-                    // Keep what comes before the damage; the rest of this file and every later file go aside.
+                    guard recover else { throw .damaged(path: segment.path, offset: Int64(problem.offset), reason: reason) }
+                    // Keep what comes before the damage; the rest of this file goes aside, the later files stay.
                     let aside = segment.path + ".damaged-\(problem.offset)"
                     try Self.writeFile(aside, Array(bytes[min(problem.offset, bytes.count)...]))
                     try Self.truncate(segment.path, to: Int64(max(problem.offset, JournalSegment.headerSize)))
                     if problem.offset < JournalSegment.headerSize { try Self.writeFile(segment.path, JournalSegment.header(segment.firstPosition)) }
-                    report.skipped.append("\(segment.path) from byte \(problem.offset) (\(problem.reason)) moved to \(aside)")
-                    report.skipped += try Self.moveAside(found[(k + 1)...].map(\.path), because: "after damage in \(segment.path)")
-                    found.removeSubrange((k + 1)...)
                     lastSize = Int64(max(problem.offset, JournalSegment.headerSize))
+                    lastPreallocated = false
+                    let what = "\(segment.path) from byte \(problem.offset) (\(reason)) moved to \(aside)"
+                    report.skipped.append(what)
+                    gapReason = "unreadable: \(what)"
                     logger.critical("journal: damage skipped (--recover)", metadata: [
-                        "file": "\(segment.path)", "offset": "\(problem.offset)", "reason": "\(problem.reason)"])
-                    break
+                        "file": "\(segment.path)", "offset": "\(problem.offset)", "reason": "\(reason)", "moved": "\(aside)"])
                 }
             }
             k += 1
         }
+        var startNewSegment = found.isEmpty
+        if next < evidence.position {
+            let missing = next..<evidence.position
+            if !SkippedRange.cover(known + skippedNow, missing) {
+                let reason = "the journal ends at record \(next), but \(evidence.source) names record \(evidence.position - 1): records \(next)..<\(evidence.position) are missing"
+                guard recover else {
+                    throw .damaged(path: found.last?.path ?? directory, offset: found.isEmpty ? 0 : lastSize, reason: reason)
+                }
+                skippedNow.append(SkippedRange(records: missing, reason: gapReason.map { "\($0); \(reason)" } ?? reason))
+            }
+            // New records start past every position anything durable named: a cursor or checkpoint never comes to
+            // name a different record.
+            next = evidence.position
+            startNewSegment = true
+        }
+        if !skippedNow.isEmpty {
+            try SkippedRangesFile.append(skippedNow, directory: directory)
+            for r in skippedNow {
+                report.skipped.append("\(r)")
+                logger.critical("journal: records skipped (--recover)", metadata: [
+                    "from": "\(r.records.lowerBound)", "until": "\(r.records.upperBound)", "records": "\(r.records.count)",
+                    "reason": "\(r.reason)"])
+            }
+            known += skippedNow
+        }
         report.segments = found.count
-        report.records = next - (found.first?.firstPosition ?? next)
+        report.records = records
+        report.newlySkipped = skippedNow
         openReport = report
+        skippedRanges = known
+        let first = min(marked?.first ?? .max, found.first?.firstPosition ?? next)
         var fd: FileDescriptor?
-        if !found.isEmpty {
+        if !startNewSegment {
             do { fd = try FileDescriptor.open(FilePath(found[found.count - 1].path), .writeOnly) } catch {
                 throw .io(operation: "open", path: found[found.count - 1].path, reason: "\(error)")
             }
         }
-        var initial = State(segments: found, fd: fd, fileSize: lastSize, nextPosition: next, durablePosition: next)
-        initial.appended = !lastPreallocated
+        var initial = State(segments: found, fd: fd, fileSize: startNewSegment ? Int64(JournalSegment.headerSize) : lastSize,
+                            nextPosition: next, durablePosition: next)
+        initial.appended = startNewSegment || !lastPreallocated
+        // What was read is durable (the last segment is synced first: a killed process's writes may be in the page
+        // cache only), and the mark says so from now on (a journal from before the mark, or one whose
+        // mark a recovery rewrote).
+        if let fd { try JournalSystem.fsync(fd, path: found[found.count - 1].path) }
+        mark = try AcknowledgedMark(directory: directory, end: next, first: first)
+        try mark.rewrite()
         // A spare left by the last run is made again: it may be cut short, and on a disk that filled up since, its
         // space is better left free (`prepareSpare` checks).
         unlink(directory + "/" + Self.spareName)
-        if configuration.preallocate, lastSize >= Self.spareThreshold(configuration) {
+        if configuration.preallocate, (startNewSegment ? Int64(JournalSegment.headerSize) : lastSize) >= Self.spareThreshold(configuration) {
             initial.spareRequested = true
             state = Mutex(initial)
             prepareSpare()
@@ -388,6 +484,8 @@ public final class Journal: Sendable {
             if let fd {
                 do throws(JournalError) {
                     try JournalSystem.fdatasync(fd, path: path)
+                    // Before anyone is told: the mark then covers every acknowledged record (`AcknowledgedMark`).
+                    try mark.advance(to: upTo)
                     // The synced pages are read again only by a restart: give them back now. Left in the page
                     // cache, they grow it by the journal's full rate, and every write lands on a page the kernel
                     // must first find; measured on `http_ingest.py`, copying records into new page-cache pages
@@ -437,6 +535,7 @@ public final class Journal: Sendable {
         if let fd = s.fd, let path = s.segments.last?.path {
             try JournalSystem.fsync(fd, path: path)
             s.statistics.fsyncs += 1
+            try mark.advance(to: s.nextPosition)
             s.durablePosition = s.nextPosition
             // An fsync running on the queue may hold this descriptor: it closes it when done.
             if s.flushing { s.retired.append(fd) } else { try? fd.close() }
@@ -574,12 +673,14 @@ public final class Journal: Sendable {
     /// Deletes the segments whose records all come before `position` (covered by a checkpoint and delivered).
     /// The current segment is kept.
     public func dropSegments(before position: UInt64) throws(JournalError) {
-        let gone = state.withLock { s -> [JournalSegment] in
+        let (gone, first) = state.withLock { s -> ([JournalSegment], UInt64) in
             var gone: [JournalSegment] = []
             while s.segments.count > 1, s.segments[1].firstPosition <= position { gone.append(s.segments.removeFirst()) }
-            return gone
+            return (gone, s.segments.first?.firstPosition ?? s.nextPosition)
         }
         guard !gone.isEmpty else { return }
+        // The mark says first that they are gone on purpose; a crash before the unlinks leaves extra old files.
+        try mark.drop(before: first)
         for g in gone where unlink(g.path) != 0 {
             throw .io(operation: "unlink", path: g.path, reason: String(cString: strerror(errno)))
         }
@@ -636,12 +737,13 @@ public final class Journal: Sendable {
         }
     }
 
-    private static func moveAside(_ paths: [String], because reason: String) throws(JournalError) -> [String] {
+    private static func moveAside(_ paths: [String], because reason: String, logger: Logger) throws(JournalError) -> [String] {
         var out: [String] = []
         for p in paths {
             let aside = p + ".damaged"
             if rename(p, aside) != 0 { throw .io(operation: "rename", path: p, reason: String(cString: strerror(errno))) }
             out.append("\(p) moved to \(aside) (\(reason))")
+            logger.critical("journal: file moved aside (--recover)", metadata: ["file": "\(p)", "moved": "\(aside)", "reason": "\(reason)"])
         }
         return out
     }

@@ -9,6 +9,11 @@ public struct JournalReader: Sendable {
     private var from: UInt64
     /// Damage found in the segment being read: thrown once the records before it are handed out.
     private var damage: JournalError?
+    /// Where the segment read last ends: the next must start there, or after a gap a recovery recorded.
+    private var expected: UInt64?
+    private let skipped: [SkippedRange]
+    /// Records before this were acknowledged (`AcknowledgedMark`): a torn tail can only lie past it.
+    private let acknowledged: UInt64
 
     public init(directory: String, from position: UInt64 = 0) throws(JournalError) {
         self.directory = directory
@@ -17,6 +22,8 @@ public struct JournalReader: Sendable {
         // Start at the last segment that begins at or before `position`.
         let start = all.lastIndex { $0.firstPosition <= position } ?? 0
         segments = Array(all[start...])
+        skipped = try SkippedRangesFile.read(directory: directory)
+        acknowledged = try AcknowledgedMark.read(directory: directory)?.end ?? 0
     }
 
     /// The next record, or nil at the end.
@@ -35,15 +42,24 @@ public struct JournalReader: Sendable {
             }
             guard !segments.isEmpty else { return nil }
             let segment = segments.removeFirst()
+            if let expected, segment.firstPosition != expected,
+               segment.firstPosition < expected || !SkippedRange.cover(skipped, expected..<segment.firstPosition) {
+                segments.removeAll()
+                throw .damaged(path: segment.path, offset: 0,
+                               reason: "starts at record \(segment.firstPosition), expected \(expected) (a segment is missing or out of place)")
+            }
             let bytes = try JournalSystem.readAll(segment.path)
             let scan = JournalSegment.scan(bytes, firstPosition: segment.firstPosition)
             // The last segment may end torn, or be a new file whose header a crash cut short (`Journal.init`).
-            let crashLeftover = scan.problem.map { $0.tornTail || ($0.offset == 0 && Journal.isCutShortHeader(bytes, first: segment.firstPosition)) } ?? false
+            let pastAcknowledged = segment.firstPosition + UInt64(scan.records.count) >= acknowledged
+            let crashLeftover = pastAcknowledged
+                && (scan.problem.map { $0.tornTail || ($0.offset == 0 && Journal.isCutShortHeader(bytes, first: segment.firstPosition)) } ?? false)
             if let problem = scan.problem, !(crashLeftover && segments.isEmpty) {
                 damage = .damaged(path: segment.path, offset: Int64(problem.offset), reason: problem.reason)
             }
             buffered = scan.records
             index = 0
+            expected = segment.firstPosition + UInt64(scan.records.count)
         }
     }
 }

@@ -56,6 +56,13 @@ struct JournalSegment: Sendable, Hashable {
                 scan.problem = (0, "not a GeoTrigger journal segment (bad header)", b.count < headerSize)
                 return
             }
+            // The header names the segment's first record as the file name does: a file renamed (or a flipped
+            // header) would otherwise give its records other positions.
+            let named = b.loadUnaligned(fromByteOffset: 8, as: UInt64.self).littleEndian
+            guard named == firstPosition else {
+                scan.problem = (8, "the header names record \(named) as the first, the file name says \(firstPosition)", false)
+                return
+            }
             if preallocated {
                 scan.preallocated = true
                 scan.dataEnd = max(headerSize, endOfData(b))

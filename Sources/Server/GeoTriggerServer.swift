@@ -47,11 +47,20 @@ public struct GeoTriggerServer: Sendable {
             throw ServerConfigurationError(reason: "cannot open the database \(configuration.databasePath): \(Self.folderProblem(configuration.databasePath) ?? "\(error)")")
         }
         self.configuration = configuration
+        // The sinks' cursors name journal records that were durable: the journal must reach past the highest.
+        let knownEnd = try store.sinkCursors().compactMap { sink, cursor in
+            JournalOutbox.position(of: cursor).map { (position: $0 + 1, source: "the cursor of sink \(sink) in \(configuration.databasePath)") }
+        }.max { $0.position < $1.position }
         do {
             self.log = try FileHostLog(directory: configuration.effectiveJournalPath, segmentBytes: configuration.journalSegmentBytes,
-                                      recover: configuration.recover, preallocate: configuration.journalPreallocate, logger: logger)
+                                      recover: configuration.recover, preallocate: configuration.journalPreallocate,
+                                      knownEnd: knownEnd, logger: logger)
         } catch {
-            throw ServerConfigurationError(reason: "cannot open the journal \(configuration.effectiveJournalPath): \(error)\(configuration.recover ? "" : "; start with --recover to keep what precedes the damage")")
+            // Only damage is for --recover; a folder that cannot be read or written needs its permissions fixed.
+            let hint = if case .damaged = error, !configuration.recover {
+                "; start once with --recover to skip what cannot be read (it reports every skipped record range)"
+            } else { "" }
+            throw ServerConfigurationError(reason: "cannot open the journal \(configuration.effectiveJournalPath): \(error)\(hint)")
         }
         let sinks = try configuration.sinks.map { sink throws(DeliveryFailure) in try sink.makeSink(configuration.delivery) }
         self.host = try EngineHost(store: store, log: log, configuration: configuration.engineConfiguration,

@@ -26,7 +26,8 @@ struct AuthenticationTests {
     func wrongPasswordIsRefusedPermanently(version: MQTTClient.ProtocolVersion) async throws {
         let broker = try Self.passwordBroker()
         let client = try MQTTClient(broker.options { $0.username = "sink"; $0.password = "wrong"; $0.protocolVersion = version })
-        let start = ContinuousClock.now
+        // A refusal is `.connectionRefused` (from the CONNACK), not the publish timeout's error: told apart by the
+        // error, not by how long it took (a busy machine once took 5.8 s).
         let error = await #expect(throws: MQTTError.self) { try await client.publish(topic: "auth/no", payload: [1]) }
         guard case .connectionRefused(let reason)? = error else {
             Issue.record("expected .connectionRefused, got \(String(describing: error))")
@@ -35,7 +36,6 @@ struct AuthenticationTests {
         #expect(reason.contains("CONNACK"), "reason: \(reason)")
         #expect(reason.lowercased().contains("not authori") || reason.lowercased().contains("bad user name or password"), "reason: \(reason)")
         #expect(error?.isRetryable == false)
-        #expect(ContinuousClock.now - start < .seconds(5), "a refusal fails at once, not at the publish timeout")
         await client.close()
     }
 
