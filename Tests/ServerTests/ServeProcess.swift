@@ -78,7 +78,9 @@ final class ServeProcess {
     /// One request on a fresh connection (static: a request in flight while the process is killed needs no
     /// reference to it).
     static func send(_ method: HTTPRequest.Method, _ path: String, _ body: String, port: Int) async throws -> TestClient.Response {
-        let client = TestClient(host: "127.0.0.1", port: port)
+        // A generous read timeout: with the whole suite's servers on two cores an answer took over TestClient's
+        // default 15 s, and the closed channel failed correct runs. A server that never answers still fails.
+        let client = TestClient(host: "127.0.0.1", port: port, configuration: .init(timeout: .seconds(120)))
         client.connect()
         do {
             let response = try await client.execute(.init(path, method: method, body: ByteBuffer(string: body)))
