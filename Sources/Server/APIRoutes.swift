@@ -193,9 +193,10 @@ struct APIRoutes: Sendable {
             throw error
         }
         for (kind, n) in summary.kinds { metrics.rejected(kind, count: n) }
-        // A client that is answered 200 takes its records as delivered: a body of which nothing was taken is an
-        // error it must hear about (a resend of records accepted before is not: those are duplicates, answered 200).
-        if summary.acceptedNothing {
+        // A client that is answered 200 takes its records as delivered: a body of which no record could be read
+        // is an error it must hear about; records the engine refused (a resend: duplicates, late) are answered 200
+        // with each refusal listed (`IngestSummary.readNothing`).
+        if summary.readNothing {
             return Response(status: .unprocessableContent, headers: [.contentType: "application/problem+json"],
                             body: .init(byteBuffer: ByteBuffer(bytes: summary.problemJSON)))
         }

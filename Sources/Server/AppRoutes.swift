@@ -25,9 +25,10 @@ struct AppRoutes: Sendable {
     // MARK: OwnTracks
 
     /// The device is `X-Limit-U/X-Limit-D` (as the OwnTracks Recorder names it) when the app sends them, else the
-    /// message's `topic` or `tid`. Answers `[]` (the app reads an array of messages back) once the fixes are durable;
-    /// a body with location messages none of which could be taken is a 422 with the reasons (the app keeps it and
-    /// retries later), and so is a body with no message at all.
+    /// message's `topic` or `tid`. Answers `[]` (the app reads an array of messages back) once the fixes are durable,
+    /// also when the engine refused them (a resend the app made after a lost answer: duplicates; an offline
+    /// buffer flushed late): counted as rejections by reason. A body of location messages none of which could be
+    /// read is a 422 with the reasons, and so is a body with no message at all.
     private func ownTracks(_ request: Request) async throws -> Response {
         func header(_ name: String) -> String? {
             request.headers.first { $0.name.canonicalName == name }.flatMap { $0.value.isEmpty ? nil : $0.value }
@@ -48,15 +49,16 @@ struct AppRoutes: Sendable {
         for (type, n) in ignored {
             Counter(label: "geotrigger_owntracks_ignored_total", dimensions: [("type", type)]).increment(by: n)
         }
-        if summary.accepted == 0, summary.rejected > 0 || ignored.isEmpty { return Self.nothingAccepted(summary) }
+        if summary.readNothing, summary.rejected > 0 || ignored.isEmpty { return Self.nothingAccepted(summary) }
         return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: "[]")))
     }
 
     // MARK: OsmAnd (Traccar Client)
 
     /// One position as query parameters, a form body, or Traccar Client's JSON (or Traccar's event forwarding JSON,
-    /// `{"position": …, "device": …}`). Answers 200 with an empty body once durable, as Traccar does; 400 with the
-    /// reason when no position could be taken.
+    /// `{"position": …, "device": …}`). Answers 200 with an empty body once durable, as Traccar does, also for a
+    /// position the engine refused (a resend, an older timestamp: Traccar Client resends until it gets a 200); 400
+    /// with the reason when no position could be read.
     private func osmAnd(_ request: Request, body: [UInt8]?) async throws -> Response {
         var results: [Result<LocationFix, IngestError>] = []
         let contentType = request.headers[.contentType]?.lowercased() ?? ""
@@ -94,11 +96,12 @@ struct AppRoutes: Sendable {
         if !fixes.isEmpty {
             let rejected = try await Problem.mapping { () async throws(HostError) in try await host.process(fixes: fixes) }
             summary.accepted += fixes.count - rejected.count
+            summary.evaluated += fixes.count
             for r in rejected { summary.reject(line: r.line, field: nil, reason: r.reason.description, kind: r.reason.rawValue) }
         }
         let metrics = ServerMetrics()
         for (kind, n) in summary.kinds { metrics.rejected(kind, count: n) }
-        guard summary.accepted > 0 else {
+        guard !summary.readNothing else {
             let first = summary.errors.first
             throw Problem(.badRequest, title: "Position not accepted",
                           detail: first.map { ($0.field.map { "\($0): " } ?? "") + $0.reason } ?? "no position in the request",

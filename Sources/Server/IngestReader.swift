@@ -146,7 +146,11 @@ struct IngestReader<Decoder: StreamingRecordDecoder> {
             }
             let rejected = try await submit(current, currentLines)
             summary.accepted += current.count - rejected.count
-            for r in rejected { reject(line: r.line, field: nil, reason: r.reason.description, kind: r.reason.rawValue) }
+            summary.evaluated += current.count
+            for r in rejected {
+                if r.reason == .duplicate { summary.duplicates += 1 }
+                reject(line: r.line, field: nil, reason: r.reason.description, kind: r.reason.rawValue)
+            }
         }
     }
 
@@ -169,6 +173,10 @@ struct IngestSummary: Sendable {
     static let errorListLimit = 1000
     var accepted = 0
     var rejected = 0
+    /// Records that decoded and reached the engine, taken or refused by it (late, duplicate, future…).
+    var evaluated = 0
+    /// Of those, the ones identical to a fix already taken: an app's resend, acknowledged and changing nothing.
+    var duplicates = 0
     var errors: [Entry] = []
     /// The decoder's warnings about the body as a whole.
     var warnings: [String] = []
@@ -181,9 +189,11 @@ struct IngestSummary: Sendable {
         if errors.count < Self.errorListLimit { errors.append(Entry(line: line, field: field, reason: reason)) }
     }
 
-    /// Nothing in the body was taken: every record refused (a resend of records accepted before included: they
-    /// are duplicates or late, and the 4xx tells the client to stop sending them), or no record at all.
-    var acceptedNothing: Bool { accepted == 0 }
+    /// No record of the body could even be read (or there was none): sending it again can never work, a 422.
+    /// A body whose records the engine refused (a resend of records accepted before: duplicates or late) is
+    /// answered 2xx with each refusal listed: apps resend until they get a 2xx, and a 4xx for a message that was
+    /// accepted the first time (its 200 lost with the connection) would leave it to be resent for ever.
+    var readNothing: Bool { evaluated == 0 }
 
     /// The 422 problem for a body that yielded nothing: the summary's fields beside the problem's.
     var problemJSON: [UInt8] {
@@ -214,6 +224,7 @@ struct IngestSummary: Sendable {
     private func writeFields(_ w: inout JSONWriter) {
         w.field("accepted", accepted)
         w.field("rejected", rejected)
+        if duplicates > 0 { w.field("duplicates", duplicates) }
         w.key("errors")
         w.beginArray()
         for e in errors.sorted(by: { $0.line < $1.line }) {

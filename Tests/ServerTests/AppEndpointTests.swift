@@ -111,8 +111,9 @@ import Testing
             #expect(noLatitude.status == .badRequest && noLatitude.text.contains("lat"), "\(noLatitude.text)")
             let nothing = try await client.execute(uri: "/", method: .get)
             #expect(nothing.status == .badRequest)
+            // An older position is acknowledged (Traccar Client resends until it hears 200) and refused by the engine.
             let late = try await client.execute(uri: "/?id=q1&lat=52.5&lon=13.4&timestamp=1700000000", method: .get)
-            #expect(late.status == .badRequest && late.text.contains("older"), "\(late.text)")
+            #expect(late.status == .ok, "\(late.text)")
         }
     }
 }

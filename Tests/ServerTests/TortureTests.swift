@@ -27,8 +27,9 @@ import TestSupport
     }
 
     /// Sends batches from `next` until one is not answered (the server died) or all are; returns the next unanswered.
-    /// A resend of a batch the dead server had made durable but not answered is answered 422, every record a
-    /// duplicate or late (nothing of it is new): the client is done with it, as with a 200.
+    /// A resend of a batch the dead server had made durable but not answered is answered 200, every record a
+    /// duplicate or late (nothing of it is new); a 422 of the same (from before resends were acknowledged) is
+    /// taken the same way.
     static func send(from next: Int, to server: ServeProcess) async -> Int {
         var next = next
         while next < batches.count {
