@@ -15,21 +15,16 @@ struct QueryRoutes: Sendable {
 
     func register(on v1: RouterGroup<BasicRequestContext>) {
         v1.get("devices") { request, _ in try await devices(request) }
-        v1.get("devices/:device") { _, context in
-            let name = try PathParameter.require("device", context)
-            guard let status = await host.status(ofDevice: name) else { throw Self.noDevice(name) }
-            return APIRoutes.json(Self.deviceJSON(status))
-        }
-        v1.get("devices/:device/regions") { _, context in
-            let name = try PathParameter.require("device", context)
-            guard let status = await host.status(ofDevice: name) else { throw Self.noDevice(name) }
-            var w = JSONWriter()
-            w.beginObject()
-            w.field("device", status.device)
-            w.key("regions")
-            Self.write(status.memberships, into: &w)
-            w.endObject()
-            return APIRoutes.json(w.bytes)
+        v1.get("devices/:device") { _, context in try await device(try PathParameter.require("device", context)) }
+        v1.get("devices/:device/regions") { _, context in try await regions(ofDevice: try PathParameter.require("device", context)) }
+        // Ids as apps make them: OwnTracks names a device `user/device`, and a client that does not percent-encode
+        // sends `/v1/devices/jane/phone`. Any path under `devices/` with more segments is read as the device's id,
+        // `/regions` at its end as that route (a device whose id itself ends in `/regions` needs `%2F`).
+        v1.get("devices/:device/**") { _, context in
+            let parts = try [PathParameter.require("device", context)]
+                + context.parameters.getCatchAll().map { part throws(Problem) in try PathParameter.decode(part, name: "device") }
+            if parts.count >= 2, parts.last == "regions" { return try await regions(ofDevice: parts.dropLast().joined(separator: "/")) }
+            return try await device(parts.joined(separator: "/"))
         }
         v1.get("regions/:region/devices") { _, context in
             let region = try PathParameter.require("region", context)
@@ -53,6 +48,22 @@ struct QueryRoutes: Sendable {
             return APIRoutes.json(w.bytes)
         }
         v1.get("nearby") { request, _ in try await nearby(request) }
+    }
+
+    private func device(_ name: String) async throws -> Response {
+        guard let status = await host.status(ofDevice: name) else { throw Self.noDevice(name) }
+        return APIRoutes.json(Self.deviceJSON(status))
+    }
+
+    private func regions(ofDevice name: String) async throws -> Response {
+        guard let status = await host.status(ofDevice: name) else { throw Self.noDevice(name) }
+        var w = JSONWriter()
+        w.beginObject()
+        w.field("device", status.device)
+        w.key("regions")
+        Self.write(status.memberships, into: &w)
+        w.endObject()
+        return APIRoutes.json(w.bytes)
     }
 
     /// `?limit=&cursor=`: `nextCursor` (opaque) is set while more devices follow.

@@ -59,3 +59,22 @@ import Testing
         }
     }
 }
+
+/// Issue 45's third case: OwnTracks names a device `jane/phone`; its routes work with the slash raw or encoded.
+@Suite struct DeviceIdPathTests {
+    @Test func aDeviceIdWithASlashWorksRawAndPercentEncoded() async throws {
+        try await TestServer().run { client in
+            #expect(try await client.execute(uri: "/v1/requests", method: .post, body: ByteBuffer(string: requestJSON("alex"))).status == .ok)
+            #expect(try await client.execute(uri: "/v1/fixes", method: .post, body: ByteBuffer(string: fixLine("jane/phone", 0, inside: true))).status == .ok)
+            for path in ["/v1/devices/jane/phone", "/v1/devices/jane%2Fphone"] {
+                let r = try await client.execute(uri: path, method: .get)
+                #expect(r.status == .ok && r.text.contains(#""device":"jane/phone""#), "\(path): \(r.status) \(r.text)")
+            }
+            for path in ["/v1/devices/jane/phone/regions", "/v1/devices/jane%2Fphone/regions"] {
+                let r = try await client.execute(uri: path, method: .get)
+                #expect(r.status == .ok && r.text.contains(#""device":"jane/phone""#) && r.text.contains("alex"), "\(path): \(r.status) \(r.text)")
+            }
+            #expect(try await client.execute(uri: "/v1/devices/jane/nobody", method: .get).status == .notFound)
+        }
+    }
+}
