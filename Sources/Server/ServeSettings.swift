@@ -60,11 +60,11 @@ public enum ServeSettings {
               help: "PEM certificate chain: with --tls-key, serve HTTPS only."),
         .init("tls.key", flag: "tls-key", .string, default: nil, help: "PEM private key of --tls-certificate."),
         .init("clock", flag: "clock", .string, default: "wall",
-              help: "wall (live: deadlines fire on wall time) or event (replay: the newest input's timestamp)."),
+              help: "wall (live: deadlines fire on wall time) or event (replay: time is the inputs' timestamps, the watermark the second-newest device's; docs/semantics.md \"Time\")."),
         .init("allowedLateness", flag: "allowed-lateness", .number, default: "60",
               help: "Seconds the clock must be past a silent device's dwell or beacon-exit deadline (and past its last input) before it fires it; a device's own later input always settles its deadlines itself (docs/semantics.md \"Time\")."),
         .init("maxFuture", flag: "max-future", .number, default: nil,
-              help: "A fix or sighting more than this many seconds ahead of the clock is rejected as future; 0 turns the check off (default 600 with --clock wall, 31622400 (366 days) ahead of the watermark with --clock event)."),
+              help: "A fix or sighting more than this many seconds ahead of the clock is rejected as future; 0 turns the check off (default 600, either clock; with --clock event ahead of both the watermark and the device's own newest input)."),
         .init("logLevel", flag: "log-level", .string, default: "info",
               help: "Log level: trace, debug, info, notice, warning, error, critical. Logs go to standard error."),
         // Delivery (docs/service.md "Delivery").
