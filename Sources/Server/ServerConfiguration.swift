@@ -20,6 +20,10 @@ public struct ServerConfiguration: Sendable {
     public var allowedLateness: Double = TriggerEngine.Configuration.defaultWallLateness
     /// How far ahead of the clock a fix or sighting may be before it is rejected as `future`.
     public var maximumFuture: FutureBound = .clockDefault
+    /// Forget a device this many seconds of the clock after its newest input (nil: never).
+    public var deviceRetention: Double?
+    /// Forgetting a device fires exits from the geofences it is inside (false: they end silently).
+    public var deviceRetentionExits = false
     /// Retries, bounds, webhook and NDJSON options for the outbox's delivery.
     public var delivery = DeliveryConfiguration()
     /// PEM certificate chain and private key: both set serves HTTPS only.
@@ -78,6 +82,8 @@ public struct ServerConfiguration: Sendable {
     public var engineConfiguration: TriggerEngine.Configuration {
         var e = TriggerEngine.Configuration(clock: clock == .wall ? .external : .eventTime)
         e.allowedLateness = allowedLateness
+        e.idleDeviceExpiry = deviceRetention
+        e.expiryExits = deviceRetentionExits
         e.keepsLastPosition = true
         e.tracksOccupants = true
         switch maximumFuture {

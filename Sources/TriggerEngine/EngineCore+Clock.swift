@@ -190,6 +190,11 @@ extension EngineCore {
             expired.append(d)
         }
         guard !expired.isEmpty else { return }
+        if configuration.expiryExits, let expiry = idleDeviceExpiry {
+            // By name: record indices differ after a restore, and the order decides the notifications' order.
+            expired.sort { devices[$0].name < devices[$1].name }
+            for d in expired { fireExpiryExits(device: Int32(d), at: lastActivity(device: d) + expiry, emit: emit) }
+        }
         for d in expired {
             deviceTable.remove(hash: DeviceTable.hash(devices[d].name), index: Int32(d))
             devices[d] = DeviceRecord(name: "")
@@ -198,5 +203,19 @@ extension EngineCore {
             statistics.devicesExpired += 1
         }
         recomputeWatermark()
+        compactDevicesIfSparse()
+    }
+
+    /// A forgotten device leaves the geofences it is inside: an exit where the request asks for one.
+    mutating func fireExpiryExits(device d: Int32, at time: Timestamp, emit: (FiredNotification) -> Void) {
+        let dev = devices[Int(d)], o = observers[Int(d)]
+        let evidence: Evidence? = o.lastLatitude.isNaN ? nil
+            : .fix(FixSnapshot(timestamp: dev.lastFixTime, latitude: o.lastLatitude, longitude: o.lastLongitude,
+                               horizontalAccuracy: o.lastAccuracy.isNaN ? nil : o.lastAccuracy))
+        for p in dev.pairs where p.phase == .inside && slotGenerations[Int(p.slot)] == p.slotGeneration {
+            let kind = slots[Int(p.slot)].kind
+            guard kind == .circle || kind == .polygon else { continue }
+            transition(device: d, slot: p.slot, side: .outside, time: time, evidence: evidence ?? p.evidence, emit: emit)
+        }
     }
 }

@@ -90,6 +90,8 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ServeCommand.help("clock")) var clock: String?
     @Option(help: ServeCommand.help("allowedLateness")) var allowedLateness: Double?
     @Option(help: ServeCommand.help("maxFuture")) var maxFuture: Double?
+    @Option(help: ServeCommand.help("deviceRetention")) var deviceRetention: String?
+    @Option(help: ServeCommand.help("deviceRetentionExits")) var deviceRetentionExits: String?
     @Option(help: ServeCommand.help("logLevel")) var logLevel: String?
     @Option(help: ServeCommand.help("webhook.batch")) var webhookBatch: Int?
     @Option(help: ServeCommand.help("webhook.secretFile")) var webhookSecretFile: String?
@@ -121,6 +123,8 @@ struct ServeCommand: AsyncParsableCommand {
         put("tls.key", tlsKey)
         put("clock", clock)
         put("logLevel", logLevel)
+        put("deviceRetention", deviceRetention)
+        put("deviceRetentionExits", deviceRetentionExits)
         func put(_ key: String, _ value: Int?) { if let value { f[key] = .integer(value) } }
         func put(_ key: String, _ value: Double?) { if let value { f[key] = .number(value) } }
         put("http.headerTimeout", httpHeaderTimeout)
