@@ -113,7 +113,10 @@ public actor EngineHost {
         try checkHealthy()
         let requests: [NotificationRequest]
         let json = try Self.specForm(json)
-        do { requests = try state.decoder.decodeRequests(json) } catch { throw .invalidRequest(error) }
+        do {
+            requests = try state.decoder.decodeRequests(json)
+            for r in requests { try RequestDecoder.checkNotificationSize(r) }
+        } catch { throw .invalidRequest(error) }
         let outcome = state.applyRequests(requests, json: json)
         try await commit(.requests(json: json.jsonText), outcome)
         if let e = outcome.requestError { throw .invalidRequest(e) }

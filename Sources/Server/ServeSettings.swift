@@ -54,6 +54,10 @@ public enum ServeSettings {
               help: "Seconds a keep-alive connection may wait for its next request; then it is closed."),
         .init("http.maxConnections", flag: "http-max-connections", .integer, default: "512",
               help: "HTTP connections open at once; more wait in the listen backlog until one closes."),
+        .init("http.maxConnectionsPerAddress", flag: "http-max-connections-per-address", .integer, default: "128",
+              help: "HTTP connections one client address may hold at once (0: no bound); further ones from it are closed at once. Behind a reverse proxy every client has its address: raise it or use 0."),
+        .init("http.drainTimeout", flag: "http-drain-timeout", .number, default: "10",
+              help: "Seconds after SIGTERM that requests in flight may go on; connections still open then are closed."),
         .init("http.eventLoops", flag: "http-event-loops", .integer, default: nil,
               help: "Threads reading and writing HTTP connections (requests are decoded elsewhere); default: 1, or one per core with TLS."),
         .init("tls.certificate", flag: "tls-certificate", .string, default: nil,
@@ -413,6 +417,11 @@ extension ServeSettings {
             guard n >= 1 else { throw fail("http.maxConnections", "http.maxConnections must be at least 1, got \(n)") }
             limits.maximumConnections = n
         }
+        if case .int(let n)? = values["http.maxConnectionsPerAddress"]?.value {
+            guard n >= 0 else { throw fail("http.maxConnectionsPerAddress", "http.maxConnectionsPerAddress must be 0 (no bound) or more, got \(n)") }
+            limits.maximumConnectionsPerAddress = n
+        }
+        if let t = try seconds("http.drainTimeout", values, fail: fail) { limits.drainTimeout = t }
         if case .int(let n)? = values["http.eventLoops"]?.value {
             guard n >= 1, n <= 256 else { throw fail("http.eventLoops", "http.eventLoops must be 1 to 256, got \(n)") }
             limits.eventLoops = n

@@ -84,6 +84,8 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ServeCommand.help("http.bodyTimeout")) var httpBodyTimeout: Double?
     @Option(help: ServeCommand.help("http.idleTimeout")) var httpIdleTimeout: Double?
     @Option(help: ServeCommand.help("http.maxConnections")) var httpMaxConnections: Int?
+    @Option(help: ServeCommand.help("http.maxConnectionsPerAddress")) var httpMaxConnectionsPerAddress: Int?
+    @Option(help: ServeCommand.help("http.drainTimeout")) var httpDrainTimeout: Double?
     @Option(help: ServeCommand.help("http.eventLoops")) var httpEventLoops: Int?
     @Option(help: ServeCommand.help("tls.certificate")) var tlsCertificate: String?
     @Option(help: ServeCommand.help("tls.key")) var tlsKey: String?
@@ -131,6 +133,8 @@ struct ServeCommand: AsyncParsableCommand {
         put("http.bodyTimeout", httpBodyTimeout)
         put("http.idleTimeout", httpIdleTimeout)
         put("http.maxConnections", httpMaxConnections)
+        put("http.maxConnectionsPerAddress", httpMaxConnectionsPerAddress)
+        put("http.drainTimeout", httpDrainTimeout)
         put("http.eventLoops", httpEventLoops)
         put("webhook.batch", webhookBatch)
         put("webhook.secretFile", webhookSecretFile)
