@@ -1,2 +1,11 @@
-// The header's inline function is the whole module; a C target needs one translation unit.
 #include "CPrefetch.h"
+#include <stdlib.h> // defines __GLIBC__ on glibc
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
+void geotrigger_release_free_memory(void) {
+#if defined(__GLIBC__)
+    malloc_trim(0);
+#endif
+}

@@ -46,6 +46,9 @@ public actor EngineHost {
     var checkpointRunning = false
     /// Records since the newest checkpoint that changed more than the clock.
     var changesSinceCheckpointCount: UInt64 = 0
+    /// The engine's forgotten-device count when the last record was written: a clock tick that forgot devices
+    /// (`--device-retention`) changed the state, so the next checkpoint shrinks by them.
+    var devicesExpiredCounted = 0
     /// Fixes and sightings journaled since the newest checkpoint: what a restart would replay.
     var inputsSinceCheckpointCount: UInt64 = 0
     /// Notifications journaled but not yet durable at which fixes and sightings are refused (503).
@@ -112,7 +115,10 @@ public actor EngineHost {
         try checkHealthy()
         let requests: [NotificationRequest]
         let json = try Self.specForm(json)
-        do { requests = try state.decoder.decodeRequests(json) } catch { throw .invalidRequest(error) }
+        do {
+            requests = try state.decoder.decodeRequests(json)
+            for r in requests { try RequestDecoder.checkNotificationSize(r) }
+        } catch { throw .invalidRequest(error) }
         let outcome = state.applyRequests(requests, json: json)
         try await commit(.requests(json: json.jsonText), outcome)
         if let e = outcome.requestError { throw .invalidRequest(e) }
@@ -232,7 +238,9 @@ public actor EngineHost {
         let position = nextPosition
         nextPosition += 1
         writer.submit(position: position, input: input, fired: outcome.fired)
-        if case .clock = input, outcome.fired.isEmpty {} else { changesSinceCheckpointCount += 1 }
+        let expired = state.engine.statistics.devicesExpired
+        if case .clock = input, outcome.fired.isEmpty, expired == devicesExpiredCounted {} else { changesSinceCheckpointCount += 1 }
+        devicesExpiredCounted = expired
         inputsSinceCheckpointCount += UInt64(input.itemCount)
         updateListing(outcome)
         countTransitions()

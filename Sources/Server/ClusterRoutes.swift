@@ -83,7 +83,10 @@ struct ClusterRoutes: Sendable {
         let json: JSONValue
         do { json = try EngineHost.specForm(body) } catch { throw Problem(error) }
         let requests: [NotificationRequest]
-        do { requests = try RequestDecoder().decodeRequests(json) } catch { throw Problem.invalidRequest(error) }
+        do {
+            requests = try RequestDecoder().decodeRequests(json)
+            for r in requests { try RequestDecoder.checkNotificationSize(r) }
+        } catch { throw Problem.invalidRequest(error) }
         let result = requests.map { ($0.identifier, gateway.requests.isPending($0.identifier)) }
         try await change(.requests(json: json.jsonText))
         return result

@@ -8,7 +8,8 @@ import NIOHTTPTypes
 /// Bounds what one HTTP connection may hold on to, between the HTTP parser and the request handler:
 /// - a request's head must be complete within `headerTimeout` of the connection opening (slow-header clients);
 /// - its body within `bodyTimeout` of the head (a client trickling bytes gets 408, the handler sees `BodyTimeout`);
-/// - a keep-alive connection is closed after `idleTimeout` without a new request.
+/// - a keep-alive connection is closed after `idleTimeout` without a new request;
+/// - a client address holds at most `maximumConnectionsPerAddress` connections (`OpenConnections`).
 /// A request the parser refuses before its head is complete (unknown method, headers or URI too long) is answered
 /// with a problem document here, where Hummingbird would send an empty 400.
 final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
@@ -22,36 +23,72 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     let limits: ConnectionLimits
+    let connections: OpenConnections
     let logger: Logger
+    /// The address key the connection is counted under, once admitted.
+    private var admitted: String?
+    private var refused = false
     private var phase: Phase?
     private var requestOpen = false
     private var bodyRead = false
     private var responded = false
     private var timer: Scheduled<Void>?
 
-    init(limits: ConnectionLimits, logger: Logger) {
+    init(limits: ConnectionLimits, connections: OpenConnections, logger: Logger) {
         self.limits = limits
+        self.connections = connections
         self.logger = logger
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
         // Added to a channel that is already active: its channelActive has passed.
-        if context.channel.isActive { arm(.header, context) }
+        if context.channel.isActive { opened(context) }
     }
 
-    func handlerRemoved(context: ChannelHandlerContext) { disarm() }
+    func handlerRemoved(context: ChannelHandlerContext) {
+        disarm()
+        release(context)
+    }
 
     func channelActive(context: ChannelHandlerContext) {
-        if phase == nil { arm(.header, context) }
+        if phase == nil, !refused { opened(context) }
         context.fireChannelActive()
     }
 
     func channelInactive(context: ChannelHandlerContext) {
         disarm()
+        release(context)
         context.fireChannelInactive()
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        // A refused connection is being closed: nothing it sent reaches a handler.
+        guard !refused else { return }
+        read(context: context, data: data)
+    }
+
+    /// Counts the connection in for its address, or closes it when the address holds its share already.
+    private func opened(_ context: ChannelHandlerContext) {
+        guard admitted == nil, !refused else { return }
+        guard let key = connections.admit(context.channel) else {
+            refused = true
+            ServerMetrics().connectionRefused()
+            logger.debug("connection refused: its address holds its share", metadata: [
+                "peer": "\(context.remoteAddress.map { "\($0)" } ?? "-")", "limit": "\(connections.perAddress)"])
+            context.close(promise: nil)
+            return
+        }
+        admitted = key
+        arm(.header, context)
+    }
+
+    private func release(_ context: ChannelHandlerContext) {
+        guard let key = admitted else { return }
+        admitted = nil
+        connections.release(context.channel, key: key)
+    }
+
+    private func read(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .head:
             requestOpen = true

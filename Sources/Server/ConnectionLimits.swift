@@ -15,6 +15,12 @@ public struct ConnectionLimits: Sendable {
     /// Connections open at once; beyond it new ones wait in the listen backlog. Kept below the descriptor limit so
     /// the database and the sinks always have descriptors.
     public var maximumConnections: Int
+    /// Connections one client address may hold at once (0: no bound): one client's idle sockets leave the rest of
+    /// `maximumConnections` to the others. Further connections from that address are closed at once.
+    public var maximumConnectionsPerAddress: Int
+    /// At a graceful shutdown, how long requests in flight may go on before their connections are closed: a client
+    /// trickling a body must not hold the shutdown for its body timeout.
+    public var drainTimeout: Duration
     /// Threads reading and writing the connections (swift-nio event loops); nil: one, or one per core with TLS.
     /// Requests are decoded and answered on Swift's pool, not on these threads: over plain HTTP one of them keeps
     /// up with the engine, and a second cost wakes and hand-offs (on `Tools/bench/http_ingest.py`, 2 cores,
@@ -23,11 +29,14 @@ public struct ConnectionLimits: Sendable {
     public var eventLoops: Int?
 
     public init(headerTimeout: Duration = .seconds(10), bodyTimeout: Duration = .seconds(60), idleTimeout: Duration = .seconds(60),
-                maximumConnections: Int = 512, eventLoops: Int? = nil) {
+                maximumConnections: Int = 512, maximumConnectionsPerAddress: Int = 128, drainTimeout: Duration = .seconds(10),
+                eventLoops: Int? = nil) {
         self.headerTimeout = headerTimeout
         self.bodyTimeout = bodyTimeout
         self.idleTimeout = idleTimeout
         self.maximumConnections = maximumConnections
+        self.maximumConnectionsPerAddress = maximumConnectionsPerAddress
+        self.drainTimeout = drainTimeout
         self.eventLoops = eventLoops
     }
 

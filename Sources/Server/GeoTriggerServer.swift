@@ -27,6 +27,8 @@ public struct GeoTriggerServer: Sendable {
     let listenAddress: SocketAddress
     let metricsText: (@Sendable () -> [UInt8])?
     let logger: Logger
+    /// The HTTP connections open, by client address (per-address bound, drain deadline).
+    let connections: OpenConnections
 
     /// Opens (or creates) the database and restores the engine from it.
     /// - Parameter metricsText: renders `/metrics` (the executable's Prometheus registry); nil answers 404.
@@ -73,6 +75,7 @@ public struct GeoTriggerServer: Sendable {
         self.ticker = configuration.clock == .wall ? ClockTicker(host: host, logger: logger) : nil
         self.metricsText = metricsText
         self.logger = logger
+        self.connections = OpenConnections(perAddress: configuration.connections.maximumConnectionsPerAddress)
         if connectionLimit < configuration.connections.maximumConnections {
             logger.warning("http.maxConnections lowered below the descriptor limit", metadata: [
                 "configured": "\(configuration.connections.maximumConnections)", "effective": "\(connectionLimit)"])
@@ -184,8 +187,9 @@ public struct GeoTriggerServer: Sendable {
     }
 
     private func application(services: [any Service], onServerRunning: @escaping @Sendable (Int) async -> Void) throws -> some ApplicationProtocol {
-        let limits = configuration.connections, logger = logger
-        let http1 = HTTPServerBuilder.http1(configuration: .init(additionalChannelHandlers: [ConnectionGuard(limits: limits, logger: logger)]))
+        let limits = configuration.connections, logger = logger, connections = connections
+        let http1 = HTTPServerBuilder.http1(configuration: .init(additionalChannelHandlers: [
+            ConnectionGuard(limits: limits, connections: connections, logger: logger)]))
         return Application(
             router: makeRouter(),
             server: try tls.map { tls throws -> HTTPServerBuilder in try .tls(http1, tlsConfiguration: tls) } ?? http1,
@@ -224,7 +228,8 @@ public struct GeoTriggerServer: Sendable {
             services.append(.init(service: InputLifetime(input: input), successTerminationBehavior: .ignore,
                                   failureTerminationBehavior: .gracefullyShutdownGroup, serviceName: "input \(k)"))
         }
-        services.append(.init(service: IntakeGate(host: host, logger: logger), serviceName: "intake gate"))
+        services.append(.init(service: IntakeGate(host: host, connections: connections, drainTimeout: configuration.connections.drainTimeout,
+                                                  logger: logger), serviceName: "intake gate"))
         let group = ServiceGroup(configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         var failure: (any Error)?
         do { try await group.run() } catch { failure = error }
@@ -265,9 +270,13 @@ struct InputLifetime: Service {
     }
 }
 
-/// The first service to hear of a graceful shutdown: it closes the engine's intake before anything else stops.
+/// The first service to hear of a graceful shutdown: it closes the engine's intake before anything else stops, and
+/// starts the drain deadline: connections still open when it passes are closed, so the HTTP server's wait for
+/// requests in flight (a client trickling a body) is bounded.
 struct IntakeGate: Service {
     let host: EngineHost
+    let connections: OpenConnections
+    let drainTimeout: Duration
     let logger: Logger
 
     func run() async throws {
@@ -275,5 +284,15 @@ struct IntakeGate: Service {
         try await gracefulShutdown()
         await host.closeIntake()
         logger.notice("shutdown: intake stopped; new fixes and sightings are refused with 503")
+        let connections = connections, drainTimeout = drainTimeout, logger = logger
+        // Not a child of this service: the deadline must outlive its return, which lets the shutdown go on.
+        Task.detached {
+            try? await Task.sleep(for: drainTimeout)
+            let closed = connections.closeAll()
+            if closed > 0 {
+                logger.notice("shutdown: drain deadline passed; closed the connections still open", metadata: [
+                    "connections": "\(closed)", "drainTimeout": "\(drainTimeout)"])
+            }
+        }
     }
 }

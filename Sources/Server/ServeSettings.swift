@@ -54,17 +54,25 @@ public enum ServeSettings {
               help: "Seconds a keep-alive connection may wait for its next request; then it is closed."),
         .init("http.maxConnections", flag: "http-max-connections", .integer, default: "512",
               help: "HTTP connections open at once; more wait in the listen backlog until one closes."),
+        .init("http.maxConnectionsPerAddress", flag: "http-max-connections-per-address", .integer, default: "128",
+              help: "HTTP connections one client address may hold at once (0: no bound); further ones from it are closed at once. Behind a reverse proxy every client has its address: raise it or use 0."),
+        .init("http.drainTimeout", flag: "http-drain-timeout", .number, default: "10",
+              help: "Seconds after SIGTERM that requests in flight may go on; connections still open then are closed."),
         .init("http.eventLoops", flag: "http-event-loops", .integer, default: nil,
               help: "Threads reading and writing HTTP connections (requests are decoded elsewhere); default: 1, or one per core with TLS."),
         .init("tls.certificate", flag: "tls-certificate", .string, default: nil,
               help: "PEM certificate chain: with --tls-key, serve HTTPS only."),
         .init("tls.key", flag: "tls-key", .string, default: nil, help: "PEM private key of --tls-certificate."),
         .init("clock", flag: "clock", .string, default: "wall",
-              help: "wall (live: deadlines fire on wall time) or event (replay: the newest input's timestamp)."),
+              help: "wall (live: deadlines fire on wall time) or event (replay: time is the inputs' timestamps, the watermark the second-newest device's; docs/semantics.md \"Time\")."),
         .init("allowedLateness", flag: "allowed-lateness", .number, default: "60",
               help: "Seconds the clock must be past a silent device's dwell or beacon-exit deadline (and past its last input) before it fires it; a device's own later input always settles its deadlines itself (docs/semantics.md \"Time\")."),
         .init("maxFuture", flag: "max-future", .number, default: nil,
-              help: "A fix or sighting more than this many seconds ahead of the clock is rejected as future; 0 turns the check off (default 600 with --clock wall, 31622400 (366 days) ahead of the watermark with --clock event)."),
+              help: "A fix or sighting more than this many seconds ahead of the clock is rejected as future; 0 turns the check off (default 600, either clock; with --clock event ahead of both the watermark and the device's own newest input)."),
+        .init("deviceRetention", flag: "device-retention", .string, default: nil,
+              help: "Forget a device once the clock is this long past its newest fix or sighting (a DURATION: seconds, or a number with s, m, h or d, as 30d), so memory and checkpoints hold only devices that still report; one with a pending dwell or beacon exit is kept until that is settled. Default: keep every device."),
+        .init("deviceRetentionExits", flag: "device-retention-exits", .string, default: "none",
+              help: "What forgetting a device does to the geofences it is inside: none (they end silently; if it reports again it starts unknown, as a new device) or exit (an exit notification where the request has notifyOnExit, at the moment it had been silent for the retention, from its newest fix)."),
         .init("logLevel", flag: "log-level", .string, default: "info",
               help: "Log level: trace, debug, info, notice, warning, error, critical. Logs go to standard error."),
         // Delivery (docs/service.md "Delivery").
@@ -326,6 +334,19 @@ public enum ServeSettings {
         }
         if let lateness = try nonNegativeSeconds("allowedLateness") { c.allowedLateness = lateness }
         if let future = try nonNegativeSeconds("maxFuture") { c.maximumFuture = future == 0 ? .unbounded : .seconds(future) }
+        if let text = string("deviceRetention") {
+            guard let seconds = Self.duration(text), seconds >= 1, seconds < 1e9 else {
+                throw fail("deviceRetention", "deviceRetention must be a duration of at least 1 second: seconds, or a number with s, m, h or d (30d), got '\(text)'")
+            }
+            c.deviceRetention = seconds
+        }
+        if let text = string("deviceRetentionExits") {
+            switch text {
+            case "none": c.deviceRetentionExits = false
+            case "exit": c.deviceRetentionExits = true
+            default: throw fail("deviceRetentionExits", "deviceRetentionExits must be none or exit, got '\(text)'")
+            }
+        }
         c.tlsCertificatePath = string("tls.certificate")
         c.tlsKeyPath = string("tls.key")
         if let token = string("token") {
@@ -358,6 +379,18 @@ public enum ServeSettings {
 }
 
 extension ServeSettings {
+    /// A DURATION in seconds: a number of seconds, or a number with the unit s, m, h or d (`30d`, `1.5h`).
+    static func duration(_ text: String) -> Double? {
+        let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600, "d": 86_400]
+        var number = Substring(text), scale = 1.0
+        if let last = text.last, let unit = units[last] {
+            number = text.dropLast()
+            scale = unit
+        }
+        guard let value = Double(number), value.isFinite, value >= 0 else { return nil }
+        return value * scale
+    }
+
     /// Positive seconds below a billion, as a Duration; nil when unset.
     static func seconds(_ key: String, _ values: [String: (value: ConfigContent, origin: String)], allowZero: Bool = false,
                         fail: (String, String) -> ServerConfigurationError) throws(ServerConfigurationError) -> Duration? {
@@ -384,6 +417,11 @@ extension ServeSettings {
             guard n >= 1 else { throw fail("http.maxConnections", "http.maxConnections must be at least 1, got \(n)") }
             limits.maximumConnections = n
         }
+        if case .int(let n)? = values["http.maxConnectionsPerAddress"]?.value {
+            guard n >= 0 else { throw fail("http.maxConnectionsPerAddress", "http.maxConnectionsPerAddress must be 0 (no bound) or more, got \(n)") }
+            limits.maximumConnectionsPerAddress = n
+        }
+        if let t = try seconds("http.drainTimeout", values, fail: fail) { limits.drainTimeout = t }
         if case .int(let n)? = values["http.eventLoops"]?.value {
             guard n >= 1, n <= 256 else { throw fail("http.eventLoops", "http.eventLoops must be 1 to 256, got \(n)") }
             limits.eventLoops = n

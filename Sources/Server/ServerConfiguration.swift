@@ -20,6 +20,10 @@ public struct ServerConfiguration: Sendable {
     public var allowedLateness: Double = TriggerEngine.Configuration.defaultWallLateness
     /// How far ahead of the clock a fix or sighting may be before it is rejected as `future`.
     public var maximumFuture: FutureBound = .clockDefault
+    /// Forget a device this many seconds of the clock after its newest input (nil: never).
+    public var deviceRetention: Double?
+    /// Forgetting a device fires exits from the geofences it is inside (false: they end silently).
+    public var deviceRetentionExits = false
     /// Retries, bounds, webhook and NDJSON options for the outbox's delivery.
     public var delivery = DeliveryConfiguration()
     /// PEM certificate chain and private key: both set serves HTTPS only.
@@ -67,7 +71,8 @@ public struct ServerConfiguration: Sendable {
     public var effectiveJournalPath: String { journalPath ?? databasePath + ".journal" }
 
     public enum FutureBound: Sendable, Equatable {
-        /// 10 minutes ahead of wall time, or 366 days ahead of the watermark with the event clock.
+        /// 10 minutes ahead of the clock, either clock: a service's input flows (unlike `replay`'s files, whose
+        /// vehicles may be parked for weeks), and one client's far-future fix must not become everyone's time.
         case clockDefault
         case seconds(Double)
         case unbounded
@@ -77,10 +82,12 @@ public struct ServerConfiguration: Sendable {
     public var engineConfiguration: TriggerEngine.Configuration {
         var e = TriggerEngine.Configuration(clock: clock == .wall ? .external : .eventTime)
         e.allowedLateness = allowedLateness
+        e.idleDeviceExpiry = deviceRetention
+        e.expiryExits = deviceRetentionExits
         e.keepsLastPosition = true
         e.tracksOccupants = true
         switch maximumFuture {
-        case .clockDefault: break
+        case .clockDefault: e.maximumFuture = TriggerEngine.Configuration.defaultWallFuture
         case .seconds(let s): e.maximumFuture = s
         case .unbounded: e.maximumFuture = nil
         }
@@ -92,7 +99,8 @@ public struct ServerConfiguration: Sendable {
         /// Live: the clock is wall time, advanced every second, so the deadlines of devices that went silent fire
         /// (after the allowed lateness) even when no further input arrives. Fixes do not move it.
         case wall
-        /// Replay: the clock is a watermark, the newest fix or sighting timestamp seen.
+        /// Replay: the clock is a watermark, the second-newest device's newest fix or sighting timestamp
+        /// (docs/semantics.md "Time").
         case event
     }
 

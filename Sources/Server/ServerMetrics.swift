@@ -15,6 +15,11 @@ struct ServerMetrics: Sendable {
         Counter(label: "geotrigger_http_client_errors_total", dimensions: [("status", String(status))]).increment()
     }
 
+    /// Connections closed at once because their address held `http.maxConnectionsPerAddress` already.
+    func connectionRefused() {
+        Counter(label: "geotrigger_http_refused_connections_total").increment()
+    }
+
     /// Connections closed (header, idle) or answered 408 (body) for taking too long.
     func connectionTimeout(_ phase: String) {
         Counter(label: "geotrigger_http_timeouts_total", dimensions: [("phase", phase)]).increment()

@@ -4,7 +4,7 @@ extension EngineCore {
     @discardableResult
     mutating func process(_ s: BeaconSighting, emit: (FiredNotification) -> Void) -> TriggerEngine.Outcome {
         guard !s.device.isEmpty else { return reject(.missingDevice) }
-        if isFuture(s.timestamp) { return reject(.future) }
+        if isFuture(s.timestamp, device: s.device) { return reject(.future) }
         if configuration.clock == .eventTime, s.timestamp > now { advance(to: s.timestamp, emit: emit) }
         let d = deviceIndex(s.device, at: s.timestamp)
         if s.timestamp < observers[Int(d)].lastSightingTime { return reject(.late) }
@@ -14,6 +14,7 @@ extension EngineCore {
         observers[Int(d)].lastArrival = now
         if observers[Int(d)].observingSince == .distantFuture { observers[Int(d)].observingSince = s.timestamp }
         observers[Int(d)].lastSightingTime = s.timestamp
+        noteActivity(device: d, at: s.timestamp)
         guard let identity = s.identity else {
             statistics.telemetryFrames += 1
             fireOverdue(emit: emit)
@@ -61,5 +62,6 @@ extension EngineCore {
             observers[Int(d)].observingSince = time
         }
         observers[Int(d)].lastArrival = max(observers[Int(d)].lastArrival, now)
+        noteActivity(device: d, at: lastActivity(device: Int(d)))
     }
 }

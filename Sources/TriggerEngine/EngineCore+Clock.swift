@@ -5,12 +5,18 @@ extension EngineCore {
         guard time > now else { return }
         now = time
         if let limit = silentLimit { fireSilentDevices(through: limit, emit: emit) }
-        if let expiry = idleDeviceExpiry, let period = idleSweepPeriod {
-            if lastSweep == .distantPast || time >= lastSweep + period {
-                lastSweep = time
-                expireIdleDevices(olderThan: Timestamp(microseconds: time.microseconds - expiry.microseconds))
-            }
-        }
+        sweepIdleDevices(emit: emit)
+    }
+
+    /// Forgets devices idle for `idleDeviceExpiry`, every `idleSweepPeriod` of the clock. Event time: by the
+    /// watermark, so one device running ahead cannot make the others idle; it moves after an input, so the sweep
+    /// follows each input.
+    mutating func sweepIdleDevices(emit: (FiredNotification) -> Void) {
+        guard let expiry = idleDeviceExpiry, let period = idleSweepPeriod else { return }
+        let clock = firingClock
+        guard clock > .distantPast, lastSweep == .distantPast || clock >= lastSweep + period else { return }
+        lastSweep = clock
+        expireIdleDevices(olderThan: Timestamp(microseconds: clock.microseconds - expiry.microseconds), emit: emit)
     }
 
     /// End of input: every device is silent, so every deadline up to the clock fires.
@@ -18,18 +24,20 @@ extension EngineCore {
         fireSilentDevices(through: now, ignoringArrival: true, emit: emit)
     }
 
-    /// The clock less the allowed lateness: deadlines up to here may fire without their device's word.
+    /// The clock (event time: the watermark) less the allowed lateness: deadlines up to here may fire without their
+    /// device's word.
     var silentLimit: Timestamp? {
         guard let lateness = allowedLateness else { return nil }
-        return Timestamp(microseconds: now.microseconds &- lateness.microseconds)
+        return Timestamp(microseconds: firingClock.microseconds &- lateness.microseconds)
     }
 
     /// Event time: an input that arrived behind the watermark may leave a deadline the watermark is already past by
     /// the allowed lateness; it fires now, as it would have when the watermark passed it in time order.
     @inline(__always)
     mutating func fireOverdue(emit: (FiredNotification) -> Void) {
-        guard configuration.clock == .eventTime, let limit = silentLimit, let top = timers.min, top.wake <= limit else { return }
-        fireSilentDevices(through: limit, emit: emit)
+        guard configuration.clock == .eventTime else { return }
+        if let limit = silentLimit, let top = timers.min, top.wake <= limit { fireSilentDevices(through: limit, emit: emit) }
+        if idleSweepPeriod != nil { sweepIdleDevices(emit: emit) }
     }
 
     /// Fires, device by device, the deadlines up to `limit`. With a wall clock only of devices whose last input
@@ -162,14 +170,8 @@ extension EngineCore {
         if observers[Int(d)].observingSince == .distantFuture { observers[Int(d)].observingSince = time }
         settle(device: d, through: time, kinds: .beacons, byClock: false, emit: emit)
         observers[Int(d)].lastSightingTime = time
+        noteActivity(device: d, at: time)
         observers[Int(d)].lastArrival = now
-    }
-
-    /// Whether `time` is further ahead of the clock than `maximumFuture` allows (never before the clock is set).
-    @inline(__always)
-    func isFuture(_ time: Timestamp) -> Bool {
-        guard let bound = maximumFuture, now > .distantPast else { return false }
-        return time.microseconds > now.microseconds &+ bound.microseconds
     }
 
     /// The newest fix, sighting or listening start of a device.
@@ -178,17 +180,42 @@ extension EngineCore {
         return max(devices[d].lastFixTime, o.lastSightingTime, o.observingSince == .distantFuture ? .distantPast : o.observingSince)
     }
 
-    mutating func expireIdleDevices(olderThan cutoff: Timestamp) {
+    mutating func expireIdleDevices(olderThan cutoff: Timestamp, emit: (FiredNotification) -> Void) {
+        var expired: [Int] = []
         for d in devices.indices where !devices[d].name.isEmpty && lastActivity(device: d) < cutoff {
             // Pending dwell or beacon deadlines keep a device: its state still has something to say.
             if devices[d].pairs.contains(where: { $0.phase == .entering || ($0.phase == .inside && slots[Int($0.slot)].kind == .beacon) }) {
                 continue
             }
+            expired.append(d)
+        }
+        guard !expired.isEmpty else { return }
+        if configuration.expiryExits, let expiry = idleDeviceExpiry {
+            // By name: record indices differ after a restore, and the order decides the notifications' order.
+            expired.sort { devices[$0].name < devices[$1].name }
+            for d in expired { fireExpiryExits(device: Int32(d), at: lastActivity(device: d) + expiry, emit: emit) }
+        }
+        for d in expired {
             deviceTable.remove(hash: DeviceTable.hash(devices[d].name), index: Int32(d))
             devices[d] = DeviceRecord(name: "")
             observers[d] = ObserverRecord()
             freeDevices.append(Int32(d))
             statistics.devicesExpired += 1
+        }
+        recomputeWatermark()
+        compactDevicesIfSparse()
+    }
+
+    /// A forgotten device leaves the geofences it is inside: an exit where the request asks for one.
+    mutating func fireExpiryExits(device d: Int32, at time: Timestamp, emit: (FiredNotification) -> Void) {
+        let dev = devices[Int(d)], o = observers[Int(d)]
+        let evidence: Evidence? = o.lastLatitude.isNaN ? nil
+            : .fix(FixSnapshot(timestamp: dev.lastFixTime, latitude: o.lastLatitude, longitude: o.lastLongitude,
+                               horizontalAccuracy: o.lastAccuracy.isNaN ? nil : o.lastAccuracy))
+        for p in dev.pairs where p.phase == .inside && slotGenerations[Int(p.slot)] == p.slotGeneration {
+            let kind = slots[Int(p.slot)].kind
+            guard kind == .circle || kind == .polygon else { continue }
+            transition(device: d, slot: p.slot, side: .outside, time: time, evidence: evidence ?? p.evidence, emit: emit)
         }
     }
 }

@@ -22,7 +22,7 @@ extension EngineCore {
         let timestamp = fix.pointee.timestamp, latitude = fix.pointee.latitude, longitude = fix.pointee.longitude
         let horizontalAccuracy = fix.pointee.horizontalAccuracy
         // Before anything moves: a fix from too far ahead must not move the watermark or its device's timeline.
-        if isFuture(timestamp) { return reject(.future) }
+        if isFuture(timestamp, device: fix.pointee.device) { return reject(.future) }
         // The clock moves first, so an idle sweep never frees the device record this fix is about to use.
         if configuration.clock == .eventTime, timestamp > now { advance(to: timestamp, emit: emit) }
         let d = deviceIndex(fix.pointee.device, hash: hash, guess: guess)
@@ -94,6 +94,7 @@ extension EngineCore {
         // Only the wall clock waits for silence; event time never reads it (and the cold record is a cache miss).
         if configuration.clock == .external { observers[Int(d)].lastArrival = now }
         devices[Int(d)].lastFixTime = timestamp
+        noteActivity(device: d, at: timestamp)
         devices[Int(d)].lastFixFingerprint = DeviceRecord.fingerprint(latitude: latitude, longitude: longitude, accuracy: accuracy)
         devices[Int(d)].lastGeneration = generation
         if configuration.keepsLastPosition {

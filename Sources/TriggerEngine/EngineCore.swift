@@ -45,6 +45,11 @@ struct EngineCore {
     var observers: [ObserverRecord] = []
     var freeDevices: [Int32] = []
     var lastSweep = Timestamp.distantPast
+    /// Event time: the newest activity time of any device (`leaderTime`, of device `leader`) and of any other
+    /// device (`quorumTime`, the watermark that fires silent devices' deadlines): one device cannot move it alone.
+    var leader: Int32 = -1
+    var leaderTime = Timestamp.distantPast
+    var quorumTime = Timestamp.distantPast
 
     // Deadlines (dwell, beacon exit).
     var timers = Heap<TimerEntry>()

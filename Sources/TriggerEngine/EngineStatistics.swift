@@ -11,6 +11,8 @@ public struct EngineStatistics: Sendable, Hashable {
     public var suppressedByMinimumInterval = 0
     public var dwellsCancelled = 0
     public var devicesExpired = 0
+    /// Times the device records were moved to smaller arrays after most of them were forgotten.
+    public var deviceCompactions = 0
     public var candidateTests = 0
 
     public var rejectedTotal: Int { rejected.values.reduce(0, +) }

@@ -104,6 +104,7 @@ extension TriggerEngine {
                     if p.phase == .inside || p.phase == .entering { core.noteOccupant(device: d, slot: p.slot) }
                 }
             }
+            core.recomputeWatermark()
             restore(counters: counters)
         } catch let e as PersistenceError {
             throw e

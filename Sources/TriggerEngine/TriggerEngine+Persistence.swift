@@ -120,6 +120,7 @@ extension TriggerEngine {
         }
         let d = core.deviceIndex(snapshot.device, at: max(device.lastFixTime, device.lastSightingTime))
         device.apply(to: &core.devices[Int(d)], &core.observers[Int(d)])
+        core.noteActivity(device: d, at: core.lastActivity(device: Int(d)))
         core.devices[Int(d)].pairs.removeAll()
         for pair in snapshot.pairs {
             guard let slot = core.slotByIdentifier[pair.identifier], let c = core.compiled[Int(slot)],

@@ -14,8 +14,13 @@ public final class TriggerEngine {
             case external
         }
         public var clock: Clock
-        /// Forget devices with no activity for this many seconds (nil: keep forever).
+        /// Forget devices with no activity for this many seconds (nil: keep forever). A device with a pending dwell
+        /// or beacon-exit deadline is kept until the clock has settled it.
         public var idleDeviceExpiry: Double?
+        /// What forgetting a device does to the geofences it is inside: nothing (false: no notification, the
+        /// membership is gone), or an exit (true: `notifyOnExit` requests fire one, at the moment the device had
+        /// been silent for `idleDeviceExpiry`, with its newest fix as evidence).
+        public var expiryExits = false
         /// Fixes with horizontal accuracy up to this many metres need only one index cell per level.
         public var accuracyAllowance: Double
         /// Time is per device (docs/semantics.md "Time"): a device's own later input settles its pending dwell and

@@ -84,12 +84,16 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ServeCommand.help("http.bodyTimeout")) var httpBodyTimeout: Double?
     @Option(help: ServeCommand.help("http.idleTimeout")) var httpIdleTimeout: Double?
     @Option(help: ServeCommand.help("http.maxConnections")) var httpMaxConnections: Int?
+    @Option(help: ServeCommand.help("http.maxConnectionsPerAddress")) var httpMaxConnectionsPerAddress: Int?
+    @Option(help: ServeCommand.help("http.drainTimeout")) var httpDrainTimeout: Double?
     @Option(help: ServeCommand.help("http.eventLoops")) var httpEventLoops: Int?
     @Option(help: ServeCommand.help("tls.certificate")) var tlsCertificate: String?
     @Option(help: ServeCommand.help("tls.key")) var tlsKey: String?
     @Option(help: ServeCommand.help("clock")) var clock: String?
     @Option(help: ServeCommand.help("allowedLateness")) var allowedLateness: Double?
     @Option(help: ServeCommand.help("maxFuture")) var maxFuture: Double?
+    @Option(help: ServeCommand.help("deviceRetention")) var deviceRetention: String?
+    @Option(help: ServeCommand.help("deviceRetentionExits")) var deviceRetentionExits: String?
     @Option(help: ServeCommand.help("logLevel")) var logLevel: String?
     @Option(help: ServeCommand.help("webhook.batch")) var webhookBatch: Int?
     @Option(help: ServeCommand.help("webhook.secretFile")) var webhookSecretFile: String?
@@ -121,12 +125,16 @@ struct ServeCommand: AsyncParsableCommand {
         put("tls.key", tlsKey)
         put("clock", clock)
         put("logLevel", logLevel)
+        put("deviceRetention", deviceRetention)
+        put("deviceRetentionExits", deviceRetentionExits)
         func put(_ key: String, _ value: Int?) { if let value { f[key] = .integer(value) } }
         func put(_ key: String, _ value: Double?) { if let value { f[key] = .number(value) } }
         put("http.headerTimeout", httpHeaderTimeout)
         put("http.bodyTimeout", httpBodyTimeout)
         put("http.idleTimeout", httpIdleTimeout)
         put("http.maxConnections", httpMaxConnections)
+        put("http.maxConnectionsPerAddress", httpMaxConnectionsPerAddress)
+        put("http.drainTimeout", httpDrainTimeout)
         put("http.eventLoops", httpEventLoops)
         put("webhook.batch", webhookBatch)
         put("webhook.secretFile", webhookSecretFile)

@@ -33,7 +33,7 @@ import Testing
         #expect(lines[1].contains(#""deliveryId":"alex/d/1-1760000030""#) && lines[1].contains(#""event":"exit""#))
     }
 
-    /// Event time: another device's fix moves the clock past a pending dwell, which completes. That device's new
+    /// Event time: two other devices' fixes move the watermark past a pending dwell, which completes. That device's new
     /// state is stored with the batch, so after a restart the dwell does not complete (and fire) a second time.
     @Test func dwellCompletedByAnotherDevicesFixIsStored() async throws {
         let server = try TestServer()
@@ -45,7 +45,8 @@ import Testing
         try await server.run(clock: .event) { client in
             _ = try await client.execute(uri: "/v1/requests/dwell", method: .put, body: ByteBuffer(string: request))
             _ = try await client.execute(uri: "/v1/fixes", method: .post, body: ByteBuffer(string: fixLine("b", 0, inside: true)))
-            _ = try await client.execute(uri: "/v1/fixes", method: .post, body: ByteBuffer(string: fixLine("a", 100, inside: false)))
+            let others = [fixLine("a", 100, inside: false), fixLine("c", 100, inside: false)].joined(separator: "\n")
+            _ = try await client.execute(uri: "/v1/fixes", method: .post, body: ByteBuffer(string: others))
         }
         #expect(try await server.sinkLines(atLeast: 1).count == 1)
         try await server.run(clock: .event) { client in
@@ -57,7 +58,7 @@ import Testing
         #expect(lines.count == 1)
     }
 
-    /// Event time: another observer's sighting moves the clock past a beacon exit timeout, and the first observer
+    /// Event time: two other observers' sightings move the watermark past a beacon exit timeout, and the first observer
     /// leaves silently (no exit notification). That change is stored with the batch although nothing fired for it.
     @Test func silentBeaconExitCausedByAnotherDevicesSightingIsStored() async throws {
         let server = try TestServer()
@@ -74,7 +75,8 @@ import Testing
             _ = try await client.execute(uri: "/v1/sightings", method: .post, body: ByteBuffer(string: sighting("gw", 0)))
             let inside = try await client.execute(uri: "/v1/devices/gw", method: .get)
             #expect(inside.text.contains(#""phase":"inside""#))
-            _ = try await client.execute(uri: "/v1/sightings", method: .post, body: ByteBuffer(string: sighting("other", 100)))
+            let others = [sighting("other", 100), sighting("another", 100)].joined(separator: "\n")
+            _ = try await client.execute(uri: "/v1/sightings", method: .post, body: ByteBuffer(string: others))
         }
         try await server.run(clock: .event) { client in
             let gw = try await client.execute(uri: "/v1/devices/gw", method: .get)

@@ -32,12 +32,31 @@ import Testing
         let defaults = try await ServeSettings.resolve(flags: [:], environment: [:], configFile: nil).configuration.engineConfiguration
         #expect(defaults.allowedLateness == 60 && defaults.maximumFuture == 600)
         let event = try await ServeSettings.resolve(flags: ["clock": .string("event")], environment: [:], configFile: nil)
-        #expect(event.configuration.engineConfiguration.maximumFuture == 31_622_400.0)
+        // Ten minutes for event time too: a service's input flows, and one client must not jump the clock a year.
+        #expect(event.configuration.engineConfiguration.maximumFuture == 600)
         let set = try await ServeSettings.resolve(flags: ["allowedLateness": .number(5)],
                                                   environment: ["GEOTRIGGER_MAX_FUTURE": "0"], configFile: nil)
         #expect(set.configuration.engineConfiguration.allowedLateness == 5)
         #expect(set.configuration.engineConfiguration.maximumFuture == nil)
         #expect(await error(flags: ["allowedLateness": .number(-1)]).contains("allowedLateness must be a number of seconds ≥ 0"))
+    }
+
+    /// `deviceRetention` is a DURATION (seconds, or with s, m, h, d) and reaches the engine with its exit choice.
+    @Test func deviceRetentionTakesADurationAndAnExitChoice() async throws {
+        let defaults = try await ServeSettings.resolve(flags: [:], environment: [:], configFile: nil).configuration.engineConfiguration
+        #expect(defaults.idleDeviceExpiry == nil && !defaults.expiryExits)
+        let flag = try await ServeSettings.resolve(flags: ["deviceRetention": .string("30d")], environment: [:], configFile: nil)
+        #expect(flag.configuration.engineConfiguration.idleDeviceExpiry == 2_592_000)
+        let environment = try await ServeSettings.resolve(
+            flags: [:], environment: ["GEOTRIGGER_DEVICE_RETENTION": "90m", "GEOTRIGGER_DEVICE_RETENTION_EXITS": "exit"], configFile: nil)
+        #expect(environment.configuration.engineConfiguration.idleDeviceExpiry == 5400)
+        #expect(environment.configuration.engineConfiguration.expiryExits)
+        let path = try file(#"{"deviceRetention": "3600", "deviceRetentionExits": "none"}"#)
+        let fromFile = try await ServeSettings.resolve(flags: [:], environment: [:], configFile: path)
+        #expect(fromFile.configuration.engineConfiguration.idleDeviceExpiry == 3600)
+        #expect(await error(flags: ["deviceRetention": .string("3x")]).contains("deviceRetention must be a duration"))
+        #expect(await error(flags: ["deviceRetention": .string("0")]).contains("at least 1 second"))
+        #expect(await error(environment: ["GEOTRIGGER_DEVICE_RETENTION_EXITS": "loud"]).contains("none or exit"))
     }
 
     @Test func defaultsApplyWithNothingSet() async throws {

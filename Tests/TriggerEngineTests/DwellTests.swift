@@ -106,9 +106,12 @@ import Testing
         let h = Harness(Harness.configuration(.eventTime, lateness: 30))
         try h.circle("c", lat: 0, lon: 0, radius: 100, #""dwell":60"#)
         h.fix("a", 0, 0.01, 0)
-        h.fix("a", 10, 0, 0)                 // deadline 70, a's last fix arrived at watermark 10
-        #expect(h.fix("b", 99, 5, 5).isEmpty)  // 99 - 30 < 70
-        let fired = h.fix("b", 100, 5, 5)
+        h.fix("a", 10, 0, 0)                 // deadline 70
+        // The watermark is the second-newest device time: b and c must both be past 100.
+        #expect(h.fix("b", 99, 5, 5).isEmpty)
+        #expect(h.fix("c", 99, 5, 5).isEmpty)  // 99 - 30 < 70
+        #expect(h.fix("b", 100, 5, 5).isEmpty)  // b alone at 100: the watermark stays at c's 99
+        let fired = h.fix("c", 100, 5, 5)
         #expect(Harness.summary(fired) == ["entry:c:a"])
         #expect(fired.first?.firedAt == Harness.time(70))
     }

@@ -5,4 +5,8 @@
 /// without faulting (an invalid address is ignored). Swift has no prefetch of its own.
 static inline void geotrigger_prefetch(const void *p) { __builtin_prefetch(p, 0, 3); }
 
+/// Returns the free pages at the top of glibc's heaps to the kernel (`malloc_trim(0)`); nothing elsewhere. Swift's
+/// Glibc module does not export it.
+void geotrigger_release_free_memory(void);
+
 #endif
