@@ -12,6 +12,8 @@ import TriggerEngine
 public enum ServeSettings {
     public static let all: [ServeSetting] = [
         .init("database", flag: "database", .string, default: "./geotrigger.sqlite", help: "SQLite database file (created if missing)."),
+        .init("regions", flag: "regions", .string, default: nil,
+              help: "Requests file (a JSON array of requests, or GeoJSON) applied at start and again on SIGHUP (systemctl reload): new identifiers added, changed ones replaced, unchanged ones left alone, ones the file added and no longer lists removed."),
         .init("listen", flag: "listen", .string, default: "127.0.0.1:8080",
               help: "Address to listen on, HOST:PORT or [IPv6]:PORT; port 0 picks a free one (logged). A non-loopback address needs a token."),
         .init("journal", flag: "journal", .string, default: nil,
@@ -239,6 +241,10 @@ public enum ServeSettings {
         if let journal = string("journal") {
             guard !journal.isEmpty else { throw fail("journal", "the journal path is empty") }
             c.journalPath = journal
+        }
+        if let regions = string("regions") {
+            guard !regions.isEmpty else { throw fail("regions", "the regions file path is empty") }
+            c.regionsFilePath = regions
         }
         if let interval = try Self.seconds("checkpoint.interval", values, fail: fail) { c.checkpointInterval = interval / .seconds(1) }
         if let journal = c.journalPath, journal.hasPrefix("nats://"), c.clusterServers == nil {

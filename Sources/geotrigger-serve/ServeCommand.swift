@@ -1,5 +1,6 @@
 import ArgumentParser
 import BlueZDBus
+import BuildVersion
 import Foundation
 import Logging
 import MallocHugePages
@@ -16,7 +17,8 @@ struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "geotrigger serve",
         abstract: "Runs the HTTP service: requests, fixes and sightings in, fired notifications out through a durable outbox.",
-        discussion: discussion)
+        discussion: discussion,
+        version: BuildVersion.string)
 
     /// First of all, the heap on huge pages (`MallocHugePages`: an exec of this binary, before anything runs).
     static func main() async {
@@ -26,10 +28,12 @@ struct ServeCommand: AsyncParsableCommand {
 
     static var discussion: String {
         var text = """
-            State lives in one SQLite file: a restart (even after kill -9) restores every accepted request and all \
-            device state, and fires nothing twice. Fired notifications are delivered to each --sink in order, at \
-            least once (deduplicate by deliveryId). SIGTERM or SIGINT shuts down in order: new input is refused \
-            (503), batches in flight commit, the outbox is delivered, the database is closed.
+            Every accepted input is in the journal (fsync'd before it is answered), with checkpoints of the engine \
+            beside it; the SQLite file holds the sinks' cursors and the request listing. A restart (even after \
+            kill -9) restores every accepted request and all device state, and fires nothing twice. Fired \
+            notifications are delivered to each --sink in order, at least once (deduplicate by deliveryId). SIGTERM \
+            or SIGINT shuts down in order: new input is refused (503), batches in flight commit, the outbox is \
+            delivered, the journal and database are closed. SIGHUP applies the --regions file again.
 
             Every setting comes from, first match wins: a flag, a GEOTRIGGER_* environment variable, the JSON file \
             of --config (or \(ServeSettings.configFileVariable)), the default. In the file, a dotted key is a \
@@ -58,6 +62,7 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(help: "JSON configuration file (env \(ServeSettings.configFileVariable)).") var config: String?
     @Option(help: ServeCommand.help("database")) var database: String?
+    @Option(help: ServeCommand.help("regions")) var regions: String?
     @Option(help: ServeCommand.help("journal")) var journal: String?
     @Option(help: ServeCommand.help("journal.segmentBytes")) var journalSegmentBytes: Int?
     @Option(help: ServeCommand.help("checkpoint.interval")) var checkpointInterval: Double?
@@ -109,6 +114,7 @@ struct ServeCommand: AsyncParsableCommand {
         var f: [String: ServeSettings.FlagValue] = [:]
         func put(_ key: String, _ value: String?) { if let value { f[key] = .string(value) } }
         put("database", database)
+        put("regions", regions)
         put("listen", listen)
         put("journal", journal)
         if !sinks.isEmpty { f["sink"] = .strings(sinks) }
@@ -192,18 +198,21 @@ struct ServeCommand: AsyncParsableCommand {
         let server: GeoTriggerServer
         var inputs: [any Service] = []
         do {
-            server = try GeoTriggerServer(configuration: configuration, logger: logger, metricsText: { registry.emitToBuffer() })
+            // The adapter first: a start that cannot scan stops before the database and journal are created.
+            var bluetooth: BluetoothInput.Opened?
             if let adapter = settings.bluetoothAdapter {
                 guard let backend = BluetoothBackend(rawValue: settings.bluetoothBackend) else {
                     throw ServerConfigurationError(reason: "\(settings.origins["bluetoothBackend"] ?? "bluetoothBackend"): "
                         + "unknown backend '\(settings.bluetoothBackend)': use auto, dbus or hci")
                 }
                 do {
-                    inputs.append(try BluetoothInput(adapter: adapter, backend: backend, host: server.host, logger: logger))
+                    bluetooth = try BluetoothInput.open(adapter: adapter, backend: backend, logger: logger)
                 } catch {
-                    throw ServerConfigurationError(reason: "cannot scan with Bluetooth adapter \(adapter): \(error)")
+                    throw ServerConfigurationError(reason: "cannot scan with Bluetooth adapter \(adapter): \(error); or leave out --bluetooth")
                 }
             }
+            server = try GeoTriggerServer(configuration: configuration, logger: logger, metricsText: { registry.emitToBuffer() })
+            if let bluetooth { inputs.append(BluetoothInput(bluetooth, host: server.host, logger: logger)) }
         } catch {
             logger.critical("cannot start", metadata: ["error": "\(error)"])
             throw ExitCode(2)
