@@ -219,6 +219,8 @@ let package = Package(
 
         .testTarget(name: "GeometryTests", dependencies: ["Geometry", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "MallocHugePagesTests", dependencies: ["MallocHugePages"], swiftSettings: strict),
+        // sd_notify against a datagram socket standing in for systemd's; the watchdog fed only after progress.
+        .testTarget(name: "SystemdNotifyTests", dependencies: ["SystemdNotify", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "JournalTests",
             dependencies: ["Journal", "TestSupport", .product(name: "Logging", package: "swift-log")],
@@ -243,7 +245,7 @@ let package = Package(
             name: "ServerTests",
             dependencies: [
                 "JSON",
-                "Server", "Storage", "TriggerEngine", "Delivery", "Journal", "TestSupport",
+                "Server", "Storage", "TriggerEngine", "Delivery", "Journal", "Host", "TestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Hummingbird", package: "hummingbird"),
