@@ -191,7 +191,7 @@ let package = Package(
         .executableTarget(
             name: "geotrigger-serve",
             dependencies: [
-                "TriggerEngine", "Beacons", "BlueZDBus", "Server", "Host", "Cluster", "MallocHugePages", "BuildVersion",
+                "JSON", "TriggerEngine", "Beacons", "BlueZDBus", "Server", "Host", "Cluster", "MallocHugePages", "BuildVersion",
                 "SystemdNotify",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

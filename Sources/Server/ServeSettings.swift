@@ -69,6 +69,8 @@ public enum ServeSettings {
               help: "A fix or sighting more than this many seconds ahead of the clock is rejected as future; 0 turns the check off (default 600 with --clock wall, 31622400 (366 days) ahead of the watermark with --clock event)."),
         .init("logLevel", flag: "log-level", .string, default: "info",
               help: "Log level: trace, debug, info, notice, warning, error, critical. Logs go to standard error."),
+        .init("logFormat", flag: "log-format", .string, default: "text",
+              help: "text (the message, then key=value pairs; no timestamp under systemd, whose journal adds one) or json (one object per line: time, level, label, message and the pairs)."),
         // Delivery (docs/service.md "Delivery").
         .init("webhook.batch", flag: "webhook-batch", .integer, default: "1",
               help: "Webhook: notifications per POST; 1 posts one JSON object, more post JSON arrays (of one or more devices, each device's in order)."),
@@ -101,6 +103,7 @@ public enum ServeSettings {
     public struct Resolved: Sendable {
         public var configuration: ServerConfiguration
         public var logLevel: Logger.Level
+        public var logFormat: LogFormat
         public var bluetoothAdapter: String?
         /// `auto`, `dbus` or `hci`, checked by the executable that knows the backends.
         public var bluetoothBackend: String
@@ -358,7 +361,12 @@ public enum ServeSettings {
         try c.validate()
         var origins: [String: String] = [:]
         for (key, v) in values { origins[key] = v.origin }
-        return Resolved(configuration: c, logLevel: level, bluetoothAdapter: string("bluetooth"),
+        var format = LogFormat.text
+        if let text = string("logFormat") {
+            guard let f = LogFormat(rawValue: text) else { throw fail("logFormat", "unknown log format '\(text)': use text or json") }
+            format = f
+        }
+        return Resolved(configuration: c, logLevel: level, logFormat: format, bluetoothAdapter: string("bluetooth"),
                         bluetoothBackend: string("bluetoothBackend") ?? "auto", origins: origins)
     }
 }

@@ -96,6 +96,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ServeCommand.help("allowedLateness")) var allowedLateness: Double?
     @Option(help: ServeCommand.help("maxFuture")) var maxFuture: Double?
     @Option(help: ServeCommand.help("logLevel")) var logLevel: String?
+    @Option(help: ServeCommand.help("logFormat")) var logFormat: String?
     @Option(help: ServeCommand.help("webhook.batch")) var webhookBatch: Int?
     @Option(help: ServeCommand.help("webhook.secretFile")) var webhookSecretFile: String?
     @Option(help: ServeCommand.help("webhook.signatureHeader")) var webhookSignatureHeader: String?
@@ -127,6 +128,7 @@ struct ServeCommand: AsyncParsableCommand {
         put("tls.key", tlsKey)
         put("clock", clock)
         put("logLevel", logLevel)
+        put("logFormat", logFormat)
         func put(_ key: String, _ value: Int?) { if let value { f[key] = .integer(value) } }
         func put(_ key: String, _ value: Double?) { if let value { f[key] = .number(value) } }
         put("http.headerTimeout", httpHeaderTimeout)
@@ -168,12 +170,8 @@ struct ServeCommand: AsyncParsableCommand {
             FileHandle.standardError.write("geotrigger serve: \(error)\n".data(using: .utf8)!)
             throw ExitCode(2)
         }
-        let level = settings.logLevel
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
+        let level = settings.logLevel, format = settings.logFormat, environment = ProcessInfo.processInfo.environment
+        LoggingSystem.bootstrap { label in ServeLogHandler(label: label, format: format, level: level, environment: environment) }
         let registry = PrometheusCollectorRegistry()
         var factory = PrometheusMetricsFactory(registry: registry)
         // A batch's evaluation and commit take micro- to milliseconds: the default buckets start at 5 ms.
