@@ -26,21 +26,27 @@ struct ServeCommand: AsyncParsableCommand {
         await main(nil)
     }
 
-    static var discussion: String {
-        var text = """
-            Every accepted input is in the journal (fsync'd before it is answered), with checkpoints of the engine \
-            beside it; the SQLite file holds the sinks' cursors and the request listing. A restart (even after \
-            kill -9) restores every accepted request and all device state, and fires nothing twice. Fired \
-            notifications are delivered to each --sink in order, at least once (deduplicate by deliveryId). SIGTERM \
-            or SIGINT shuts down in order: new input is refused (503), batches in flight commit, the outbox is \
-            delivered, the journal and database are closed. SIGHUP applies the --regions file again.
+    /// `--help`: what a first run needs; `--help-all` adds every option and the settings table.
+    static let discussion = """
+        Every accepted input is in the journal (fsync'd before it is answered), with checkpoints of the engine \
+        beside it; the SQLite file holds the sinks' cursors and the request listing. A restart (even after \
+        kill -9) restores every accepted request and all device state, and fires nothing twice. Fired \
+        notifications are delivered to each --sink in order, at least once (deduplicate by deliveryId). SIGTERM \
+        or SIGINT shuts down in order: new input is refused (503), batches in flight commit, the outbox is \
+        delivered, the journal and database are closed. SIGHUP applies the --regions file again.
 
+        Settings come from, first match wins: a flag, a GEOTRIGGER_* environment variable, the JSON file of \
+        --config, the default. --help-all lists every option, and every setting with its variable, file key and \
+        default (also in docs/service.md).
+        """
+
+    /// The table `--help-all` ends with: every setting's file key, environment variable and default.
+    static var settingsTable: String {
+        var text = """
             Every setting comes from, first match wins: a flag, a GEOTRIGGER_* environment variable, the JSON file \
             of --config (or \(ServeSettings.configFileVariable)), the default. In the file, a dotted key is a \
-            nested object; list settings are arrays, comma-separated in the environment.
-
-            Each flag below names its variable and file key; the token has no flag (a command line is visible to \
-            every user of the machine).
+            nested object; list settings are arrays, comma-separated in the environment. The token has no flag (a \
+            command line is visible to every user of the machine).
 
 
             """
@@ -54,11 +60,18 @@ struct ServeCommand: AsyncParsableCommand {
         return text
     }
 
+    /// The settings whose flags `--help` shows; the others are in `--help-all`.
+    static let common: Set<String> = ["database", "regions", "listen", "sink", "input", "bluetooth", "bluetoothBackend",
+                                      "tokenFile", "logLevel", "logFormat"]
+
     static func pad(_ s: String, _ n: Int) -> String { s.count >= n ? s : s + String(repeating: " ", count: n - s.count) }
 
     static func help(_ key: String) -> ArgumentHelp {
-        ArgumentHelp(ServeSettings.all.first { $0.key == key }?.flagHelp ?? "")
+        ArgumentHelp(ServeSettings.all.first { $0.key == key }?.flagHelp ?? "", visibility: common.contains(key) ? .default : .hidden)
     }
+
+    @Flag(name: .customLong("help-all"), help: "Every option, and every setting with its environment variable, file key and default.")
+    var helpAll = false
 
     @Option(help: "JSON configuration file (env \(ServeSettings.configFileVariable)).") var config: String?
     @Option(help: ServeCommand.help("database")) var database: String?
@@ -73,10 +86,10 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ServeCommand.help("cluster.replicas")) var replicas: Int?
     @Option(help: ServeCommand.help("cluster.leaseTTL")) var leaseTtl: Double?
     @Option(help: ServeCommand.help("cluster.sessionTimeout")) var sessionTimeout: Double?
-    @Flag(help: "Start despite damage inside the journal or the newest checkpoint: use the newest good checkpoint and the journal up to the damage, and report loudly what was skipped (moved aside, not deleted).")
+    @Flag(help: ArgumentHelp("Start despite damage inside the journal or the newest checkpoint: use the newest good checkpoint and the journal up to the damage, and report loudly what was skipped (moved aside, not deleted).", visibility: .hidden))
     var recover = false
     @Flag(name: .customLong("no-journal-preallocation"),
-          help: "Grow each journal segment as records are appended, instead of writing it full of zeros ahead (in the background) and writing records over them, which spares every fsync the file's metadata. For copy-on-write file systems (btrfs, ZFS), where writing over zeros gains nothing.")
+          help: ArgumentHelp("Grow each journal segment as records are appended, instead of writing it full of zeros ahead (in the background) and writing records over them, which spares every fsync the file's metadata. For copy-on-write file systems (btrfs, ZFS), where writing over zeros gains nothing.", visibility: .hidden))
     var noJournalPreallocation = false
     @Option(help: ServeCommand.help("listen")) var listen: String?
     @Option(name: .customLong("sink"), help: ServeCommand.help("sink")) var sinks: [String] = []
@@ -163,6 +176,11 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        if helpAll {
+            print(Self.helpMessage(includeHidden: true))
+            print(Self.settingsTable, terminator: "")
+            return
+        }
         let settings: ServeSettings.Resolved
         do {
             settings = try await ServeSettings.resolve(flags: flags, environment: ProcessInfo.processInfo.environment, configFile: config)
