@@ -221,10 +221,10 @@ public struct GeoTriggerServer: Sendable {
                     onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in },
                     onInputListening: @escaping @Sendable (InputConfiguration, Int) async -> Void = { _, _ in }) async throws {
         if let regions { try await regions.apply(regionEntries, to: host, logger: logger) }
-        let status = "listening on \(configuration.host):\(configuration.port); \(host.restored.replayed) journal records replayed"
+        let host = host, address = configuration.host
         let app = try application(services: [], onServerRunning: { port in
             await onServerRunning(port)
-            SystemdNotifier.ready(status: status)
+            SystemdNotifier.ready(status: "listening on \(address):\(port); \(host.restored.replayed) journal records replayed at start")
         })
         // ServiceGroup shuts services down last to first, each after the one before it has returned.
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [

@@ -4,7 +4,7 @@ import Logging
 import Server
 
 /// `serve`'s log lines on standard error (`--log-format`). Text: the message first, then the `key=value` pairs
-/// (quoted when they hold a space); under systemd (`JOURNAL_STREAM` set) no timestamp, since the journal adds its
+/// (sorted by key, values as they are: a reader splits a pair at its first `=`); under systemd (`JOURNAL_STREAM` set) no timestamp, since the journal adds its
 /// own, and the level as a `<N>` syslog prefix the journal reads as the priority (`journalctl -p warning`); else a
 /// UTC timestamp and the level. JSON: one object per line, `time`, `level`, `label`, `message`, then the pairs.
 /// Durations written as Swift prints them (`0.36971070258408617 seconds`) are rounded to the millisecond (`0.37 s`).
@@ -44,11 +44,7 @@ struct ServeLogHandler: LogHandler {
     func text(_ event: LogEvent, _ pairs: [(String, String)]) -> String {
         var line = journal ? "<\(Self.syslogPriority(event.level))>" : "\(Self.now()) \(event.level) "
         line += "\(event.message)"
-        for (key, value) in pairs {
-            let quoted = value.contains(where: { $0 == " " || $0 == "\"" || $0 == "=" }) || value.isEmpty
-                ? JSONValue.string(value).jsonText : value
-            line += " \(key)=\(quoted)"
-        }
+        for (key, value) in pairs { line += " \(key)=\(value)" }
         return line
     }
 

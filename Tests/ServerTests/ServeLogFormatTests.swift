@@ -27,9 +27,9 @@ import TestSupport
         let (status, stderr) = try Self.failedStart([])
         #expect(status == 2)
         let line = try #require(stderr.split(separator: "\n").first { $0.contains("cannot start") }.map(String.init), "\(stderr)")
-        // `TIME critical cannot start error="cannot open the database …"`
+        // `TIME critical cannot start error=cannot open the database …`
         let afterLevel = try #require(line.range(of: " critical ")).upperBound
-        #expect(line[afterLevel...].hasPrefix("cannot start error=\""), "\(line)")
+        #expect(line[afterLevel...].hasPrefix("cannot start error=cannot open the database "), "\(line)")
         #expect(line.contains("does not exist; create it or choose another path"), "\(line)")
     }
 
