@@ -66,6 +66,8 @@ mkdir -p "$root/DEBIAN" "$root/usr/bin" "$root/lib/systemd/system" "$root/usr/li
     "$root/usr/share/doc/geotrigger/examples"
 for exe in geotrigger geotrigger-serve; do
     strip --strip-all -o "$root/usr/bin/$exe" "$bin/$exe"
+    # SwiftPM links every executable with RUNPATH $ORIGIN; in /usr/bin nothing is to be found beside it.
+    patchelf --remove-rpath "$root/usr/bin/$exe"
     chmod 755 "$root/usr/bin/$exe"
 done
 install -m 644 Tools/package/geotrigger.service "$root/lib/systemd/system/geotrigger.service"
@@ -155,8 +157,8 @@ echo "package: largest installed files (KiB):"
 (cd "$root" && find . -path ./DEBIAN -prune -o -type f -printf '%s %P\n' | sort -rn | head -5 \
     | awk '{ printf "  %8d  /%s\n", $1 / 1024, $2 }')
 echo "package: largest parts of geotrigger-serve (symbols, KiB, from the unstripped binary):"
-nm --size-sort -S -C "$bin/geotrigger-serve" 2>/dev/null | tail -8 | tac \
-    | awk '{ size = strtonum("0x" $2); $1 = ""; $2 = ""; $3 = ""; sub(/^ +/, ""); printf "  %8d  %s\n", size / 1024, substr($0, 1, 100) }'
+nm --size-sort -S -C -t d "$bin/geotrigger-serve" 2>/dev/null | tail -8 | tac \
+    | awk '{ size = $2 + 0; $1 = ""; $2 = ""; $3 = ""; sub(/^ +/, ""); printf "  %8d  %s\n", size / 1024, substr($0, 1, 100) }'
 echo "package: sections of geotrigger-serve (KiB):"
 size -A "$root/usr/bin/geotrigger-serve" | awk '$2 > 1048576 { printf "  %8d  %s\n", $2 / 1024, $1 }'
 echo "package: took $(( $(date +%s) - started )) s"

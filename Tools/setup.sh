@@ -14,10 +14,10 @@ set -euo pipefail
 
 packages=(pkg-config libgeos-dev libbluetooth-dev libsqlite3-dev libmosquitto-dev libnats-dev librdkafka-dev libsystemd-dev)
 case "${1:-}" in
-    # Tools/package.sh: strip, readelf, nm and size (dpkg-deb is part of dpkg).
-    --package) packages+=(binutils) ;;
+    # Tools/package.sh: strip, readelf, nm and size (dpkg-deb is part of dpkg), patchelf (SwiftPM's $ORIGIN runpath).
+    --package) packages+=(binutils patchelf) ;;
     # Tools/install-test.sh: a Debian 12 root made with debootstrap and booted with systemd-nspawn; curl talks to it.
-    --install-test) packages+=(binutils debootstrap systemd-container curl xz-utils) ;;
+    --install-test) packages+=(binutils patchelf debootstrap systemd-container curl xz-utils) ;;
     --tests) packages+=(chromium openssl python3-venv mosquitto mosquitto-clients gpsd python3-gps nats-server) ;;
     --bench) packages+=(mosquitto postgresql-15-postgis-3 python3-psycopg2 nats-server) ;;
 esac
