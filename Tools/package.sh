@@ -160,5 +160,5 @@ echo "package: largest parts of geotrigger-serve (symbols, KiB, from the unstrip
 nm --size-sort -S -C -t d "$bin/geotrigger-serve" 2>/dev/null | tail -8 | tac \
     | awk '{ size = $2 + 0; $1 = ""; $2 = ""; $3 = ""; sub(/^ +/, ""); printf "  %8d  %s\n", size / 1024, substr($0, 1, 100) }'
 echo "package: sections of geotrigger-serve (KiB):"
-size -A "$root/usr/bin/geotrigger-serve" | awk '$2 > 1048576 { printf "  %8d  %s\n", $2 / 1024, $1 }'
+size -A "$root/usr/bin/geotrigger-serve" | awk 'NR > 2 && $1 != "Total" && $2 + 0 > 1048576 { printf "  %8d  %s\n", $2 / 1024, $1 }'
 echo "package: took $(( $(date +%s) - started )) s"
