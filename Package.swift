@@ -90,6 +90,12 @@ let package = Package(
         // The executables' first call: glibc's malloc on transparent huge pages (its tunable, set before an exec).
         .target(name: "MallocHugePages", swiftSettings: strict),
         .target(name: "CRC32C"),
+        // The version both executables print: `VERSION`, or `GEOTRIGGER_VERSION` when set (Tools/package.sh sets the
+        // package's), written before every build by Tools/build-version.sh through the plugin below.
+        .target(name: "BuildVersion", swiftSettings: strict, plugins: ["BuildVersionPlugin"]),
+        .plugin(name: "BuildVersionPlugin", capability: .buildTool()),
+        // sd_notify (libsystemd's sd-daemon, `CSystemd`): readiness, stopping and the watchdog for a systemd unit.
+        .target(name: "SystemdNotify", dependencies: ["CSystemd"], swiftSettings: strict),
         .target(
             name: "Journal",
             dependencies: [
@@ -152,7 +158,7 @@ let package = Package(
             name: "Server",
             dependencies: [
                 "JSON",
-                "TriggerEngine", "Ingest", "Storage", "Delivery", "MQTT", "Host", "Cluster",
+                "TriggerEngine", "Ingest", "Storage", "Delivery", "MQTT", "Host", "Cluster", "SystemdNotify",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -160,6 +166,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
@@ -174,7 +181,7 @@ let package = Package(
             // No server, HTTP client, TLS or SQLite: `serve` is the executable below, which `geotrigger serve` runs,
             // so the main job (replay) builds in a fraction of the time (README, quick start).
             dependencies: [
-                "JSON", "MallocHugePages",
+                "JSON", "MallocHugePages", "BuildVersion",
                 "TriggerEngine", "Ingest", "Beacons", "BlueZDBus", "ReplayReport", "Journal",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -184,7 +191,8 @@ let package = Package(
         .executableTarget(
             name: "geotrigger-serve",
             dependencies: [
-                "TriggerEngine", "Beacons", "BlueZDBus", "Server", "Host", "Cluster", "MallocHugePages",
+                "JSON", "TriggerEngine", "Beacons", "BlueZDBus", "Server", "Host", "Cluster", "MallocHugePages", "BuildVersion",
+                "SystemdNotify",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -211,6 +219,8 @@ let package = Package(
 
         .testTarget(name: "GeometryTests", dependencies: ["Geometry", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "MallocHugePagesTests", dependencies: ["MallocHugePages"], swiftSettings: strict),
+        // sd_notify against a datagram socket standing in for systemd's; the watchdog fed only after progress.
+        .testTarget(name: "SystemdNotifyTests", dependencies: ["SystemdNotify", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "JournalTests",
             dependencies: ["Journal", "TestSupport", .product(name: "Logging", package: "swift-log")],
@@ -235,7 +245,7 @@ let package = Package(
             name: "ServerTests",
             dependencies: [
                 "JSON",
-                "Server", "Storage", "TriggerEngine", "Delivery", "Journal", "TestSupport",
+                "Server", "Storage", "TriggerEngine", "Delivery", "Journal", "Host", "TestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Hummingbird", package: "hummingbird"),

@@ -47,7 +47,7 @@ env -u GEOTRIGGER_CONFIG GEOTRIGGER_TOKEN="$token" "$bin" serve --database "$wor
 server=$!
 port=""
 for _ in $(seq 200); do
-    port=$(sed -n 's/.*port=\([0-9][0-9]*\).*\] listening$/\1/p' "$work/serve.log" | head -1)
+    port=$(sed -n 's/.* listening host=[^ ]* port=\([0-9][0-9]*\).*/\1/p' "$work/serve.log" | head -1)
     [ -n "$port" ] && break
     kill -0 "$server" 2>/dev/null || break
     sleep 0.1

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what GeoTrigger needs to build and test on Debian 12 (run as root). Idempotent: a second run installs
-# nothing. The Swift toolchain itself (6.1 or later) must already be on PATH.
+# nothing. The Swift toolchain itself (6.1 or later) must already be on PATH. `--package` adds what Tools/package.sh
+# needs, `--install-test` what Tools/install-test.sh needs (debootstrap, systemd-nspawn, curl).
 # `--tests` adds what only the test suite needs: headless Chromium (the HTML report test), openssl (the TLS
 # test makes its certificate and the MQTT tests their CA), python3-venv (Tools/api-check.sh), the mosquitto broker
 # and its clients (the MQTT tests start their own broker), gpsd and python3-gps with gpsfake (the gpsd input test
@@ -13,6 +14,10 @@ set -euo pipefail
 
 packages=(pkg-config libgeos-dev libbluetooth-dev libsqlite3-dev libmosquitto-dev libnats-dev librdkafka-dev libsystemd-dev)
 case "${1:-}" in
+    # Tools/package.sh: strip, readelf, nm and size (dpkg-deb is part of dpkg), patchelf (SwiftPM's $ORIGIN runpath).
+    --package) packages+=(binutils patchelf) ;;
+    # Tools/install-test.sh: a Debian 12 root made with debootstrap and booted with systemd-nspawn; curl talks to it.
+    --install-test) packages+=(binutils patchelf debootstrap systemd-container curl xz-utils) ;;
     --tests) packages+=(chromium openssl python3-venv mosquitto mosquitto-clients gpsd python3-gps nats-server) ;;
     --bench) packages+=(mosquitto postgresql-15-postgis-3 python3-psycopg2 nats-server) ;;
 esac

@@ -22,7 +22,7 @@ public enum HCIScannerError: Error, Equatable, Sendable, CustomStringConvertible
         switch self {
         case .bluetoothUnsupported:
             return "this kernel has no Bluetooth support (socket(AF_BLUETOOTH) failed: \(errnoText(EAFNOSUPPORT))); "
-                + "replay a btsnoop capture instead, or run on a host or VM with CONFIG_BT"
+                + "run on a host or VM whose kernel has Bluetooth (CONFIG_BT); `geotrigger scan --btsnoop FILE` replays a capture without one"
         case .noAdapter(let name):
             return "no Bluetooth adapter \"\(name)\" (check `hciconfig -a` or `ls /sys/class/bluetooth`)"
         case .adapterDown(let name):

@@ -12,6 +12,8 @@ import NIOCore
 import NIOSSL
 import ServiceLifecycle
 import Storage
+import SystemdNotify
+import UnixSignals
 
 /// `geotrigger serve`: the store, the engine host, the HTTP API, the stream inputs and the outbox dispatcher, wired
 /// together.
@@ -29,6 +31,9 @@ public struct GeoTriggerServer: Sendable {
     let logger: Logger
     /// The HTTP connections open, by client address (per-address bound, drain deadline).
     let connections: OpenConnections
+    /// `--regions`, and its requests as read and checked before anything was opened.
+    public let regions: RegionsFile?
+    let regionEntries: [RegionsFile.Entry]
 
     /// Opens (or creates) the database and restores the engine from it.
     /// - Parameter metricsText: renders `/metrics` (the executable's Prometheus registry); nil answers 404.
@@ -42,6 +47,17 @@ public struct GeoTriggerServer: Sendable {
             try Self.checkAvailable(try ServerConfiguration.resolve(host, port: port, what: "the TCP input"),
                                     name: "the TCP input on \(host):\(port)")
         }
+        // The regions file and the folders next: nothing is created on disk until every check has passed.
+        self.regions = configuration.regionsFilePath.map { RegionsFile(path: $0, databasePath: configuration.databasePath) }
+        self.regionEntries = try regions?.read() ?? []
+        if let problem = Self.folderProblem(configuration.databasePath) {
+            throw ServerConfigurationError(reason: "cannot open the database \(configuration.databasePath): \(problem)")
+        }
+        if let problem = Self.folderProblem(configuration.effectiveJournalPath) {
+            throw ServerConfigurationError(reason: "cannot open the journal \(configuration.effectiveJournalPath): \(problem)")
+        }
+        // Sinks before the database: a sink that cannot be opened stops the start before the database exists.
+        let sinks = try configuration.sinks.map { sink throws(DeliveryFailure) in try sink.makeSink(configuration.delivery) }
         let store: Store
         do {
             store = try Store(path: configuration.databasePath, logger: logger)
@@ -64,7 +80,6 @@ public struct GeoTriggerServer: Sendable {
             } else { "" }
             throw ServerConfigurationError(reason: "cannot open the journal \(configuration.effectiveJournalPath): \(error)\(hint)")
         }
-        let sinks = try configuration.sinks.map { sink throws(DeliveryFailure) in try sink.makeSink(configuration.delivery) }
         self.host = try EngineHost(store: store, log: log, configuration: configuration.engineConfiguration,
                                    sinks: sinks.map(\.sink.name), recover: configuration.recover, logger: logger)
         self.checkpoints = CheckpointScheduler(host: host, interval: .milliseconds(Int64(configuration.checkpointInterval * 1000)),
@@ -113,12 +128,18 @@ public struct GeoTriggerServer: Sendable {
         }
     }
 
-    /// Why SQLite cannot create a database at `path`, when it is its folder: missing or not a folder.
+    /// Why nothing can be created at `path`, when it is its folder: missing, not a folder, or not writable by this
+    /// user (and `path` itself does not exist yet or is not writable either), with what to do.
     static func folderProblem(_ path: String) -> String? {
         let folder = path.lastIndex(of: "/").map { String(path[..<$0]) }.map { $0.isEmpty ? "/" : $0 } ?? "."
         var st = stat()
-        if stat(folder, &st) != 0 { return "its folder \(folder) does not exist" }
+        if stat(folder, &st) != 0 { return "its folder \(folder) does not exist; create it or choose another path" }
         if st.st_mode & S_IFMT != S_IFDIR { return "\(folder) is not a folder" }
+        if access(path, F_OK) == 0 {
+            if access(path, W_OK) != 0 { return "\(path) is not writable by user \(getuid()); fix its owner or mode" }
+        } else if access(folder, W_OK) != 0 {
+            return "its folder \(folder) is not writable by user \(getuid()); fix its owner or mode, or choose another path"
+        }
         return nil
     }
 
@@ -212,7 +233,12 @@ public struct GeoTriggerServer: Sendable {
     public func run(inputs extra: [any Service] = [],
                     onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in },
                     onInputListening: @escaping @Sendable (InputConfiguration, Int) async -> Void = { _, _ in }) async throws {
-        let app = try application(services: [], onServerRunning: onServerRunning)
+        if let regions { try await regions.apply(regionEntries, to: host, logger: logger) }
+        let host = host, address = configuration.host
+        let app = try application(services: [], onServerRunning: { port in
+            await onServerRunning(port)
+            SystemdNotifier.ready(status: "listening on \(address):\(port); \(host.restored.replayed) journal records replayed at start")
+        })
         // ServiceGroup shuts services down last to first, each after the one before it has returned.
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(service: host.feeder, serviceName: "outbox feeder"),
@@ -228,9 +254,16 @@ public struct GeoTriggerServer: Sendable {
             services.append(.init(service: InputLifetime(input: input), successTerminationBehavior: .ignore,
                                   failureTerminationBehavior: .gracefullyShutdownGroup, serviceName: "input \(k)"))
         }
+        services.append(.init(service: RegionsReloader(regions: regions, host: host, logger: logger), serviceName: "regions reloader"))
         services.append(.init(service: IntakeGate(host: host, connections: connections, drainTimeout: configuration.connections.drainTimeout,
                                                   logger: logger), serviceName: "intake gate"))
         let group = ServiceGroup(configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        let watchdog = SystemdNotifier.watchdogInterval.map { interval in
+            Task { [host, logger] in
+                await SystemdWatchdog(interval: interval, progress: { await Self.engineMakesProgress(host, logger: logger) }).run()
+            }
+        }
+        defer { watchdog?.cancel() }
         var failure: (any Error)?
         do { try await group.run() } catch { failure = error }
         // Every service has returned: nothing evaluates or writes the journal any more.
@@ -259,6 +292,17 @@ public struct GeoTriggerServer: Sendable {
     }
 }
 
+extension GeoTriggerServer {
+    /// What feeds systemd's watchdog: a round trip through the engine's actor (its jobs run on the engine's thread,
+    /// so a wedged thread never answers), answered healthy. A host that refuses changes after a journal failure
+    /// waits for a restart (`failureReason`), so the watchdog lets systemd give it one.
+    static func engineMakesProgress(_ host: EngineHost, logger: Logger) async -> Bool {
+        guard let reason = await host.failureReason else { return true }
+        logger.critical("watchdog: not pinged; the engine refuses changes until a restart", metadata: ["reason": "\(reason)"])
+        return false
+    }
+}
+
 /// Keeps an input that ended (standard input closed) in the group until shutdown: ServiceGroup takes a service that
 /// returns while it shuts another down for a failure, and the exit code would say so.
 struct InputLifetime: Service {
@@ -282,6 +326,7 @@ struct IntakeGate: Service {
     func run() async throws {
         // Returns on graceful shutdown; throws on cancellation, when there is nothing left to close in order.
         try await gracefulShutdown()
+        SystemdNotifier.stopping(status: "draining: intake stopped, delivering the outbox")
         await host.closeIntake()
         logger.notice("shutdown: intake stopped; new fixes and sightings are refused with 503")
         let connections = connections, drainTimeout = drainTimeout, logger = logger

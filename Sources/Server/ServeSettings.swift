@@ -12,11 +12,13 @@ import TriggerEngine
 public enum ServeSettings {
     public static let all: [ServeSetting] = [
         .init("database", flag: "database", .string, default: "./geotrigger.sqlite", help: "SQLite database file (created if missing)."),
+        .init("regions", flag: "regions", .string, default: nil,
+              help: "Requests file (a JSON array of requests, or GeoJSON) applied at start and again on SIGHUP (systemctl reload): new identifiers added, changed ones replaced, unchanged ones left alone, ones the file added and no longer lists removed."),
         .init("listen", flag: "listen", .string, default: "127.0.0.1:8080",
               help: "Address to listen on, HOST:PORT or [IPv6]:PORT; port 0 picks a free one (logged). A non-loopback address needs a token."),
-        .init("journal", flag: "journal", .string, default: nil,
+        .init("journal", flag: "journal", .string, default: "DATABASE.journal",
               help: "Directory of the journal (every accepted input, fsync'd before it is acknowledged) and its checkpoints; default: the database path with .journal appended. Or nats://HOST:PORT[,HOST:PORT…]: run as one instance of a scale-out deployment on that JetStream cluster; or kafka://HOST:PORT[,HOST:PORT…]: the same on that Kafka cluster (docs/cluster.md)."),
-        .init("cluster.instance", flag: "instance", .string, default: nil,
+        .init("cluster.instance", flag: "instance", .string, default: "HOSTNAME-PID",
               help: "With a nats:// or kafka:// journal: this instance's name in partition leases and the consumer group, unique in the deployment; default: the host name and process id."),
         .init("cluster.partitions", flag: "partitions", .integer, default: "12",
               help: "With a nats:// or kafka:// journal: partitions of the input (devices go to fnv1a32(device) % P on JetStream, to the Java client's murmur2 partition on Kafka); every instance must say the same."),
@@ -58,7 +60,7 @@ public enum ServeSettings {
               help: "HTTP connections one client address may hold at once (0: no bound); further ones from it are closed at once. Behind a reverse proxy every client has its address: raise it or use 0."),
         .init("http.drainTimeout", flag: "http-drain-timeout", .number, default: "10",
               help: "Seconds after SIGTERM that requests in flight may go on; connections still open then are closed."),
-        .init("http.eventLoops", flag: "http-event-loops", .integer, default: nil,
+        .init("http.eventLoops", flag: "http-event-loops", .integer, default: "1 (one per core with TLS)",
               help: "Threads reading and writing HTTP connections (requests are decoded elsewhere); default: 1, or one per core with TLS."),
         .init("tls.certificate", flag: "tls-certificate", .string, default: nil,
               help: "PEM certificate chain: with --tls-key, serve HTTPS only."),
@@ -67,14 +69,16 @@ public enum ServeSettings {
               help: "wall (live: deadlines fire on wall time) or event (replay: time is the inputs' timestamps, the watermark the second-newest device's; docs/semantics.md \"Time\")."),
         .init("allowedLateness", flag: "allowed-lateness", .number, default: "60",
               help: "Seconds the clock must be past a silent device's dwell or beacon-exit deadline (and past its last input) before it fires it; a device's own later input always settles its deadlines itself (docs/semantics.md \"Time\")."),
-        .init("maxFuture", flag: "max-future", .number, default: nil,
-              help: "A fix or sighting more than this many seconds ahead of the clock is rejected as future; 0 turns the check off (default 600, either clock; with --clock event ahead of both the watermark and the device's own newest input)."),
+        .init("maxFuture", flag: "max-future", .number, default: "600",
+              help: "A fix or sighting more than this many seconds ahead of the clock is rejected as future; 0 turns the check off (either clock; with --clock event ahead of both the watermark and the device's own newest input)."),
         .init("deviceRetention", flag: "device-retention", .string, default: nil,
               help: "Forget a device once the clock is this long past its newest fix or sighting (a DURATION: seconds, or a number with s, m, h or d, as 30d), so memory and checkpoints hold only devices that still report; one with a pending dwell or beacon exit is kept until that is settled. Default: keep every device."),
         .init("deviceRetentionExits", flag: "device-retention-exits", .string, default: "none",
               help: "What forgetting a device does to the geofences it is inside: none (they end silently; if it reports again it starts unknown, as a new device) or exit (an exit notification where the request has notifyOnExit, at the moment it had been silent for the retention, from its newest fix)."),
         .init("logLevel", flag: "log-level", .string, default: "info",
               help: "Log level: trace, debug, info, notice, warning, error, critical. Logs go to standard error."),
+        .init("logFormat", flag: "log-format", .string, default: "text",
+              help: "text (the message, then key=value pairs; no timestamp under systemd, whose journal adds one) or json (one object per line: time, level, label, message and the pairs)."),
         // Delivery (docs/service.md "Delivery").
         .init("webhook.batch", flag: "webhook-batch", .integer, default: "1",
               help: "Webhook: notifications per POST; 1 posts one JSON object, more post JSON arrays (of one or more devices, each device's in order)."),
@@ -107,6 +111,7 @@ public enum ServeSettings {
     public struct Resolved: Sendable {
         public var configuration: ServerConfiguration
         public var logLevel: Logger.Level
+        public var logFormat: LogFormat
         public var bluetoothAdapter: String?
         /// `auto`, `dbus` or `hci`, checked by the executable that knows the backends.
         public var bluetoothBackend: String
@@ -248,6 +253,10 @@ public enum ServeSettings {
             guard !journal.isEmpty else { throw fail("journal", "the journal path is empty") }
             c.journalPath = journal
         }
+        if let regions = string("regions") {
+            guard !regions.isEmpty else { throw fail("regions", "the regions file path is empty") }
+            c.regionsFilePath = regions
+        }
         if let interval = try Self.seconds("checkpoint.interval", values, fail: fail) { c.checkpointInterval = interval / .seconds(1) }
         if let journal = c.journalPath, journal.hasPrefix("nats://"), c.clusterServers == nil {
             throw fail("journal", "expected nats://HOST:PORT[,HOST:PORT…], got '\(journal)'")
@@ -373,7 +382,12 @@ public enum ServeSettings {
         try c.validate()
         var origins: [String: String] = [:]
         for (key, v) in values { origins[key] = v.origin }
-        return Resolved(configuration: c, logLevel: level, bluetoothAdapter: string("bluetooth"),
+        var format = LogFormat.text
+        if let text = string("logFormat") {
+            guard let f = LogFormat(rawValue: text) else { throw fail("logFormat", "unknown log format '\(text)': use text or json") }
+            format = f
+        }
+        return Resolved(configuration: c, logLevel: level, logFormat: format, bluetoothAdapter: string("bluetooth"),
                         bluetoothBackend: string("bluetoothBackend") ?? "auto", origins: origins)
     }
 }

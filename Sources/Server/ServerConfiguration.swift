@@ -29,6 +29,8 @@ public struct ServerConfiguration: Sendable {
     /// PEM certificate chain and private key: both set serves HTTPS only.
     public var tlsCertificatePath: String?
     public var tlsKeyPath: String?
+    /// `--regions FILE`: requests applied at start and on SIGHUP (`RegionsFile`).
+    public var regionsFilePath: String?
     /// NDJSON streams read besides HTTP (standard input, TCP listeners).
     public var inputs: [InputConfiguration]
     /// Timeouts and the connection bound of the HTTP server.

@@ -20,12 +20,24 @@ final class BluetoothInput: Service, @unchecked Sendable {
     let backend: BluetoothBackend
     private let scanner: any LiveBeaconScanner
 
-    init(adapter: String, backend: BluetoothBackend, host: EngineHost, logger: Logger) throws {
-        self.adapter = adapter
-        self.observer = "\(ProcessInfo.processInfo.hostName)/\(adapter)"
+    /// The adapter opened and scanning, before the server exists: `serve` opens it before anything is created on
+    /// disk, so a missing adapter, bluetoothd or capability stops the start with nothing left behind.
+    struct Opened: @unchecked Sendable {
+        let adapter: String
+        let scanner: any LiveBeaconScanner
+        let backend: BluetoothBackend
+    }
+
+    static func open(adapter: String, backend: BluetoothBackend, logger: Logger) throws -> Opened {
+        let opened = try backend.open(adapter: adapter, logger: logger, metricsDimensions: [("adapter", adapter)])
+        return Opened(adapter: adapter, scanner: opened.scanner, backend: opened.backend)
+    }
+
+    init(_ opened: Opened, host: EngineHost, logger: Logger) {
+        self.adapter = opened.adapter
+        self.observer = "\(ProcessInfo.processInfo.hostName)/\(opened.adapter)"
         self.host = host
         self.logger = logger
-        let opened = try backend.open(adapter: adapter, logger: logger, metricsDimensions: [("adapter", adapter)])
         scanner = opened.scanner
         self.backend = opened.backend
     }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BlueZDBus
+import BuildVersion
 import Foundation
 import Logging
 import MallocHugePages
@@ -16,7 +17,8 @@ struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "geotrigger serve",
         abstract: "Runs the HTTP service: requests, fixes and sightings in, fired notifications out through a durable outbox.",
-        discussion: discussion)
+        discussion: discussion,
+        version: BuildVersion.string)
 
     /// First of all, the heap on huge pages (`MallocHugePages`: an exec of this binary, before anything runs).
     static func main() async {
@@ -24,19 +26,27 @@ struct ServeCommand: AsyncParsableCommand {
         await main(nil)
     }
 
-    static var discussion: String {
-        var text = """
-            State lives in one SQLite file: a restart (even after kill -9) restores every accepted request and all \
-            device state, and fires nothing twice. Fired notifications are delivered to each --sink in order, at \
-            least once (deduplicate by deliveryId). SIGTERM or SIGINT shuts down in order: new input is refused \
-            (503), batches in flight commit, the outbox is delivered, the database is closed.
+    /// `--help`: what a first run needs; `--help-all` adds every option and the settings table.
+    static let discussion = """
+        Every accepted input is in the journal (fsync'd before it is answered), with checkpoints of the engine \
+        beside it; the SQLite file holds the sinks' cursors and the request listing. A restart (even after \
+        kill -9) restores every accepted request and all device state, and fires nothing twice. Fired \
+        notifications are delivered to each --sink in order, at least once (deduplicate by deliveryId). SIGTERM \
+        or SIGINT shuts down in order: new input is refused (503), batches in flight commit, the outbox is \
+        delivered, the journal and database are closed. SIGHUP applies the --regions file again.
 
+        Settings come from, first match wins: a flag, a GEOTRIGGER_* environment variable, the JSON file of \
+        --config, the default. --help-all lists every option, and every setting with its variable, file key and \
+        default (also in docs/service.md).
+        """
+
+    /// The table `--help-all` ends with: every setting's file key, environment variable and default.
+    static var settingsTable: String {
+        var text = """
             Every setting comes from, first match wins: a flag, a GEOTRIGGER_* environment variable, the JSON file \
             of --config (or \(ServeSettings.configFileVariable)), the default. In the file, a dotted key is a \
-            nested object; list settings are arrays, comma-separated in the environment.
-
-            Each flag below names its variable and file key; the token has no flag (a command line is visible to \
-            every user of the machine).
+            nested object; list settings are arrays, comma-separated in the environment. The token has no flag (a \
+            command line is visible to every user of the machine).
 
 
             """
@@ -50,14 +60,22 @@ struct ServeCommand: AsyncParsableCommand {
         return text
     }
 
+    /// The settings whose flags `--help` shows; the others are in `--help-all`.
+    static let common: Set<String> = ["database", "regions", "listen", "sink", "input", "bluetooth", "bluetoothBackend",
+                                      "tokenFile", "logLevel", "logFormat"]
+
     static func pad(_ s: String, _ n: Int) -> String { s.count >= n ? s : s + String(repeating: " ", count: n - s.count) }
 
     static func help(_ key: String) -> ArgumentHelp {
-        ArgumentHelp(ServeSettings.all.first { $0.key == key }?.flagHelp ?? "")
+        ArgumentHelp(ServeSettings.all.first { $0.key == key }?.flagHelp ?? "", visibility: common.contains(key) ? .default : .hidden)
     }
+
+    @Flag(name: .customLong("help-all"), help: "Every option, and every setting with its environment variable, file key and default.")
+    var helpAll = false
 
     @Option(help: "JSON configuration file (env \(ServeSettings.configFileVariable)).") var config: String?
     @Option(help: ServeCommand.help("database")) var database: String?
+    @Option(help: ServeCommand.help("regions")) var regions: String?
     @Option(help: ServeCommand.help("journal")) var journal: String?
     @Option(help: ServeCommand.help("journal.segmentBytes")) var journalSegmentBytes: Int?
     @Option(help: ServeCommand.help("checkpoint.interval")) var checkpointInterval: Double?
@@ -68,10 +86,10 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ServeCommand.help("cluster.replicas")) var replicas: Int?
     @Option(help: ServeCommand.help("cluster.leaseTTL")) var leaseTtl: Double?
     @Option(help: ServeCommand.help("cluster.sessionTimeout")) var sessionTimeout: Double?
-    @Flag(help: "Start despite damage inside the journal or the newest checkpoint: use the newest good checkpoint and the journal up to the damage, and report loudly what was skipped (moved aside, not deleted).")
+    @Flag(help: ArgumentHelp("Start despite damage inside the journal or the newest checkpoint: use the newest good checkpoint and the journal up to the damage, and report loudly what was skipped (moved aside, not deleted).", visibility: .hidden))
     var recover = false
     @Flag(name: .customLong("no-journal-preallocation"),
-          help: "Grow each journal segment as records are appended, instead of writing it full of zeros ahead (in the background) and writing records over them, which spares every fsync the file's metadata. For copy-on-write file systems (btrfs, ZFS), where writing over zeros gains nothing.")
+          help: ArgumentHelp("Grow each journal segment as records are appended, instead of writing it full of zeros ahead (in the background) and writing records over them, which spares every fsync the file's metadata. For copy-on-write file systems (btrfs, ZFS), where writing over zeros gains nothing.", visibility: .hidden))
     var noJournalPreallocation = false
     @Option(help: ServeCommand.help("listen")) var listen: String?
     @Option(name: .customLong("sink"), help: ServeCommand.help("sink")) var sinks: [String] = []
@@ -95,6 +113,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ServeCommand.help("deviceRetention")) var deviceRetention: String?
     @Option(help: ServeCommand.help("deviceRetentionExits")) var deviceRetentionExits: String?
     @Option(help: ServeCommand.help("logLevel")) var logLevel: String?
+    @Option(help: ServeCommand.help("logFormat")) var logFormat: String?
     @Option(help: ServeCommand.help("webhook.batch")) var webhookBatch: Int?
     @Option(help: ServeCommand.help("webhook.secretFile")) var webhookSecretFile: String?
     @Option(help: ServeCommand.help("webhook.signatureHeader")) var webhookSignatureHeader: String?
@@ -113,6 +132,7 @@ struct ServeCommand: AsyncParsableCommand {
         var f: [String: ServeSettings.FlagValue] = [:]
         func put(_ key: String, _ value: String?) { if let value { f[key] = .string(value) } }
         put("database", database)
+        put("regions", regions)
         put("listen", listen)
         put("journal", journal)
         if !sinks.isEmpty { f["sink"] = .strings(sinks) }
@@ -127,6 +147,7 @@ struct ServeCommand: AsyncParsableCommand {
         put("logLevel", logLevel)
         put("deviceRetention", deviceRetention)
         put("deviceRetentionExits", deviceRetentionExits)
+        put("logFormat", logFormat)
         func put(_ key: String, _ value: Int?) { if let value { f[key] = .integer(value) } }
         func put(_ key: String, _ value: Double?) { if let value { f[key] = .number(value) } }
         put("http.headerTimeout", httpHeaderTimeout)
@@ -163,6 +184,11 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        if helpAll {
+            print(Self.helpMessage(includeHidden: true))
+            print(Self.settingsTable, terminator: "")
+            return
+        }
         let settings: ServeSettings.Resolved
         do {
             settings = try await ServeSettings.resolve(flags: flags, environment: ProcessInfo.processInfo.environment, configFile: config)
@@ -170,12 +196,8 @@ struct ServeCommand: AsyncParsableCommand {
             FileHandle.standardError.write("geotrigger serve: \(error)\n".data(using: .utf8)!)
             throw ExitCode(2)
         }
-        let level = settings.logLevel
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
+        let level = settings.logLevel, format = settings.logFormat, environment = ProcessInfo.processInfo.environment
+        LoggingSystem.bootstrap { label in ServeLogHandler(label: label, format: format, level: level, environment: environment) }
         let registry = PrometheusCollectorRegistry()
         var factory = PrometheusMetricsFactory(registry: registry)
         // A batch's evaluation and commit take micro- to milliseconds: the default buckets start at 5 ms.
@@ -200,18 +222,21 @@ struct ServeCommand: AsyncParsableCommand {
         let server: GeoTriggerServer
         var inputs: [any Service] = []
         do {
-            server = try GeoTriggerServer(configuration: configuration, logger: logger, metricsText: { registry.emitToBuffer() })
+            // The adapter first: a start that cannot scan stops before the database and journal are created.
+            var bluetooth: BluetoothInput.Opened?
             if let adapter = settings.bluetoothAdapter {
                 guard let backend = BluetoothBackend(rawValue: settings.bluetoothBackend) else {
                     throw ServerConfigurationError(reason: "\(settings.origins["bluetoothBackend"] ?? "bluetoothBackend"): "
                         + "unknown backend '\(settings.bluetoothBackend)': use auto, dbus or hci")
                 }
                 do {
-                    inputs.append(try BluetoothInput(adapter: adapter, backend: backend, host: server.host, logger: logger))
+                    bluetooth = try BluetoothInput.open(adapter: adapter, backend: backend, logger: logger)
                 } catch {
-                    throw ServerConfigurationError(reason: "cannot scan with Bluetooth adapter \(adapter): \(error)")
+                    throw ServerConfigurationError(reason: "cannot scan with Bluetooth adapter \(adapter): \(error); or leave out --bluetooth")
                 }
             }
+            server = try GeoTriggerServer(configuration: configuration, logger: logger, metricsText: { registry.emitToBuffer() })
+            if let bluetooth { inputs.append(BluetoothInput(bluetooth, host: server.host, logger: logger)) }
         } catch {
             logger.critical("cannot start", metadata: ["error": "\(error)"])
             throw ExitCode(2)

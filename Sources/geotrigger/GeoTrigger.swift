@@ -1,4 +1,5 @@
 import ArgumentParser
+import BuildVersion
 import MallocHugePages
 
 @main
@@ -10,7 +11,7 @@ struct GeoTrigger: AsyncParsableCommand {
             Register notification requests with location triggers (circles, polygons, beacon regions), feed location \
             fixes and beacon sightings, get SPEC §4 notification requests as NDJSON.
             """,
-        version: "0.1.0",
+        version: BuildVersion.string,
         subcommands: [ReplayCommand.self, ConvertCommand.self, ScanCommand.self, ServeLauncher.self, JournalCommand.self])
 
     /// `serve` (and `help serve`) go straight to the service's executable, options and `--help` included.

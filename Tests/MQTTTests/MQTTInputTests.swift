@@ -33,7 +33,7 @@ struct MQTTInputTests {
         serve.arguments = ["serve", "--database", database, "--listen", "127.0.0.1:0", "--clock", "event",
                            "--sink", "ndjson:\(work.appendingPathComponent("out.ndjson").path)",
                            "--input", "mqtt://127.0.0.1:\(broker.port)/owntracks/#"]
-        serve.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("GEOTRIGGER_") }
+        serve.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("GEOTRIGGER_") && $0.key != "JOURNAL_STREAM" }
         serve.standardError = try FileHandle(forWritingTo: log)
         serve.standardOutput = FileHandle.nullDevice
         try serve.run()
@@ -41,7 +41,7 @@ struct MQTTInputTests {
         func serveLog() -> String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
         var port = 0
         for _ in 0..<300 where port == 0 || !serveLog().contains("MQTT input subscribed") {
-            if let m = serveLog().firstMatch(of: /port=(\d+).*\] listening/) { port = Int(m.1) ?? 0 }
+            if let m = serveLog().firstMatch(of: / listening host=\S+ port=(\d+)/) { port = Int(m.1) ?? 0 }
             try await Task.sleep(for: .milliseconds(50))
         }
         #expect(port > 0 && serveLog().contains("MQTT input subscribed"), "\(serveLog().suffix(1500))")

@@ -33,7 +33,8 @@ final class ServeProcess {
         process.standardError = try FileHandle(forWritingTo: stderrURL)
         process.standardOutput = FileHandle.nullDevice
         process.standardInput = stdin ?? FileHandle.nullDevice
-        var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("GEOTRIGGER_") }
+        // Not under systemd's journal, whatever runs the tests: the log lines keep their time and level.
+        var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("GEOTRIGGER_") && $0.key != "JOURNAL_STREAM" }
         environment.merge(extra) { _, new in new }
         process.environment = environment
         try process.run()
@@ -43,14 +44,21 @@ final class ServeProcess {
 
     /// Waits for the HTTP "listening" log line and reads the port from it.
     func waitUntilListening() async throws {
-        port = try await waitForPort(message: "] listening")
+        port = try await waitForPort(message: "listening")
     }
 
-    /// Waits for a log line ending in `message` and reads its `port=` metadata.
+    /// The first log line whose message is `message` (`TIME LEVEL MESSAGE key=value…`), or nil.
+    func logLine(message: String) -> Substring? {
+        log.split(separator: "\n").first { line in
+            let parts = line.split(separator: " ", maxSplits: 2)
+            return parts.count == 3 && (parts[2] == message || parts[2].hasPrefix(message + " "))
+        }
+    }
+
+    /// Waits for a log line whose message is `message` and reads its `port=` pair.
     func waitForPort(message: String) async throws -> Int {
         for _ in 0..<400 {
-            if let line = log.split(separator: "\n").first(where: { $0.hasSuffix(message) && $0.contains("port=") }),
-                let range = line.range(of: "port=")
+            if let line = logLine(message: message), let range = line.range(of: " port=")
             {
                 let port = Int(line[range.upperBound...].prefix { $0.isNumber }) ?? 0
                 if port > 0 { return port }

@@ -139,11 +139,11 @@ def free_port():
 
 
 def wait_listening(proc, log, what):
-    """The port a `geotrigger serve` just started with --listen 127.0.0.1:0 logged ("port=N … listening"); exits with
+    """The port a `geotrigger serve` just started with --listen 127.0.0.1:0 logged ("listening host=H port=N …"); exits with
     its log when it ended instead."""
     for _ in range(600):
         log.seek(0)
-        m = re.search(r"port=(\d+).*\] listening$", log.read(), re.M)
+        m = re.search(r" listening host=\S+ port=(\d+)", log.read())
         if m:
             return int(m.group(1))
         if proc.poll() is not None:

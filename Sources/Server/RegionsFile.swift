@@ -1,0 +1,145 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Host
+import JSON
+import Logging
+import Storage
+import TriggerEngine
+
+/// `serve --regions FILE`: notification requests kept in a file (a JSON array of SPEC §1 requests, or a GeoJSON
+/// FeatureCollection, as `replay` reads), applied at start and again on SIGHUP (`systemctl reload`).
+///
+/// Applying is idempotent by identifier: a request whose JSON is the same as the one the service holds (pending, or
+/// a one-shot request already delivered) is left alone, so its devices' state and its firing count stay; a changed
+/// one is replaced; a new one is added. A request the file added before and no longer lists is removed. Requests
+/// created through the API are never removed by the file, unless the file itself lists their identifier: the file
+/// then owns it.
+///
+/// The identifiers the file added are kept in a small file beside the database (`DATABASE.regions-file`, JSON), so
+/// a removal from the file is seen after a restart too. It is written before the changes with every identifier the
+/// file ever added and not yet removed (the old set and the new), and after them with the new set alone, so a crash
+/// at any point leaves it a superset of what the file owns: the next apply removes what it must.
+public struct RegionsFile: Sendable {
+    public let path: String
+    /// The identifiers this file added (`DATABASE.regions-file`).
+    public let ownedPath: String
+
+    /// One request of the file: its identifier, and its JSON as the service stores it (SPEC §1 form).
+    public struct Entry: Sendable {
+        public var identifier: String
+        public var json: JSONValue
+    }
+
+    /// What an apply did.
+    public struct Summary: Sendable, Equatable, CustomStringConvertible {
+        public var added: [String] = []
+        public var replaced: [String] = []
+        public var unchanged = 0
+        public var removed: [String] = []
+        public var description: String {
+            "\(added.count) added, \(replaced.count) replaced, \(unchanged) unchanged, \(removed.count) removed"
+        }
+    }
+
+    public init(path: String, databasePath: String) {
+        self.path = path
+        self.ownedPath = databasePath + ".regions-file"
+    }
+
+    /// Reads and checks the whole file (JSON, every request decoded, identifiers unique) without touching the
+    /// service: the start runs it before anything is created on disk, a reload before anything is changed.
+    public func read() throws(ServerConfigurationError) -> [Entry] {
+        let bytes: [UInt8]
+        do { bytes = try readFile(path) } catch {
+            throw ServerConfigurationError(reason: "cannot read the regions file \(path): \(error); create it (an empty array [] is a valid file) or leave out --regions")
+        }
+        let json: JSONValue
+        do { json = try JSONParser.parse(bytes) } catch {
+            throw ServerConfigurationError(reason: "the regions file \(path) is not valid JSON: \(error); fix it and start (or reload) again")
+        }
+        if let array = json.arrayValue, array.isEmpty { return [] }
+        let spec: JSONValue
+        let requests: [NotificationRequest]
+        do {
+            spec = try EngineHost.specForm(json)
+            requests = try RequestDecoder().decodeRequests(spec)
+        } catch {
+            throw ServerConfigurationError(reason: "the regions file \(path) holds a request the service would refuse: \(error); fix it and start (or reload) again")
+        }
+        let items = spec.arrayValue ?? [spec]
+        var seen = Set<String>()
+        var entries: [Entry] = []
+        for (request, item) in zip(requests, items) {
+            guard seen.insert(request.identifier).inserted else {
+                throw ServerConfigurationError(reason: "the regions file \(path) lists the identifier '\(request.identifier)' twice; keep one and start (or reload) again")
+            }
+            entries.append(Entry(identifier: request.identifier, json: item))
+        }
+        return entries
+    }
+
+    /// Reads the file and brings the host's requests in line with it (see the type's description).
+    @discardableResult
+    public func apply(to host: EngineHost, logger: Logger) async throws -> Summary {
+        try await apply(read(), to: host, logger: logger)
+    }
+
+    /// Brings the host's requests in line with `entries`, read before by `read()`.
+    @discardableResult
+    public func apply(_ entries: [Entry], to host: EngineHost, logger: Logger) async throws -> Summary {
+        let (pending, delivered) = try host.store.read { db in
+            (try RequestRepository().all(in: db), try DeliveredRepository().all(in: db))
+        }
+        var held: [String: String] = [:]
+        for d in delivered { held[d.identifier] = d.json }
+        for r in pending { held[r.identifier] = r.json }
+        let previouslyOwned = try readOwned()
+        let listed = Set(entries.map(\.identifier))
+        try writeOwned(previouslyOwned.union(listed))
+
+        var summary = Summary()
+        let changed = entries.filter { held[$0.identifier] != $0.json.jsonText }
+        summary.unchanged = entries.count - changed.count
+        if !changed.isEmpty {
+            for (identifier, result) in try await host.add(.array(changed.map(\.json))) {
+                if result == .added { summary.added.append(identifier) } else { summary.replaced.append(identifier) }
+            }
+        }
+        let gone = previouslyOwned.subtracting(listed).sorted()
+        if !gone.isEmpty { summary.removed = try await host.remove(gone) }
+        try writeOwned(listed)
+        logger.notice("regions file applied", metadata: [
+            "file": "\(path)", "added": "\(summary.added.count)", "replaced": "\(summary.replaced.count)",
+            "unchanged": "\(summary.unchanged)", "removed": "\(summary.removed.count)"])
+        return summary
+    }
+
+    /// The identifiers the file added, as last written; none when the file is missing (a first start).
+    func readOwned() throws -> Set<String> {
+        let bytes: [UInt8]
+        do { bytes = try readFile(ownedPath) } catch { return [] }
+        guard let list = try JSONParser.parse(bytes).arrayValue else {
+            throw ServerConfigurationError(reason: "\(ownedPath) is not the JSON array of identifiers the regions file added; delete it (the next reload re-adds the file's requests and removes none)")
+        }
+        return Set(list.compactMap(\.stringValue))
+    }
+
+    /// Replaces `ownedPath` whole (a new file renamed over it, both synced), so a crash leaves the old set or the new.
+    func writeOwned(_ identifiers: Set<String>) throws {
+        let text = JSONValue.array(identifiers.sorted().map { .string($0) }).jsonText + "\n"
+        let temporary = ownedPath + ".new"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw ServerConfigurationError(reason: "cannot write \(temporary): \(String(cString: strerror(errno)))") }
+        let bytes = Array(text.utf8)
+        let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        let synced = fsync(fd) == 0
+        close(fd)
+        guard written == bytes.count, synced, rename(temporary, ownedPath) == 0 else {
+            throw ServerConfigurationError(reason: "cannot write \(ownedPath): \(String(cString: strerror(errno)))")
+        }
+        let folder = ownedPath.lastIndex(of: "/").map { String(ownedPath[..<$0]) }.map { $0.isEmpty ? "/" : $0 } ?? "."
+        let dir = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if dir >= 0 { _ = fsync(dir); close(dir) }
+    }
+}
