@@ -40,6 +40,12 @@ public struct RegionsFile: Sendable {
         public var description: String {
             "\(added.count) added, \(replaced.count) replaced, \(unchanged) unchanged, \(removed.count) removed"
         }
+        public init(added: [String] = [], replaced: [String] = [], unchanged: Int = 0, removed: [String] = []) {
+            self.added = added
+            self.replaced = replaced
+            self.unchanged = unchanged
+            self.removed = removed
+        }
     }
 
     public init(path: String, databasePath: String) {
