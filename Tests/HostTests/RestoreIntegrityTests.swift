@@ -19,6 +19,21 @@ import TriggerEngine
         try handle.close()
     }
 
+    /// A run whose notifications the test sink settled, its cursor stored as a delivery stores it; returns the last
+    /// notification and the path of the newest segment (the log closed).
+    static func settledRun(_ f: HostFixture) async throws -> (last: OutboxEntry, segment: String) {
+        let log = try FileHostLog(directory: f.journalPath, preallocate: false, logger: f.logger)
+        let host = try EngineHost(store: try f.store(), log: log, configuration: HostFixture.eventClock, sinks: HostFixture.sinks, logger: f.logger)
+        _ = try await host.add(try JSONParser.parse(HostFixture.request("alex")))
+        for b in 0..<4 { try await CheckpointTests.feed(host, devices: (b * 10)..<(b * 10 + 10), second: b * 100) }
+        await host.feeder.feedPending()
+        let last = try #require(host.outbox.all.last)
+        try host.store.registerSinks([HostFixture.sinks[0]: last.sequence])
+        log.close()
+        let segment = try #require(try FileManager.default.contentsOfDirectory(atPath: f.journalPath).filter { $0.hasSuffix(".journal") }.sorted().last)
+        return (last, f.journalPath + "/" + segment)
+    }
+
     /// The third case: the first checkpoint used to drop every segment before it, so with that one
     /// checkpoint damaged even `--recover` could not start.
     @Test func case3TheOnlyCheckpointKeepsTheJournalAndRecoverReplaysItWhole() async throws {
@@ -53,16 +68,8 @@ import TriggerEngine
     /// know: here its mark went with the records).
     @Test func case2AJournalEndingBeforeASinkCursorIsRefusedByTheRestore() async throws {
         let f = try HostFixture("cursor-past-end")
-        let log = try FileHostLog(directory: f.journalPath, preallocate: false, logger: f.logger)
-        let host = try EngineHost(store: try f.store(), log: log, configuration: HostFixture.eventClock, sinks: HostFixture.sinks, logger: f.logger)
-        _ = try await host.add(try JSONParser.parse(HostFixture.request("alex")))
-        for b in 0..<4 { try await CheckpointTests.feed(host, devices: (b * 10)..<(b * 10 + 10), second: b * 100) }
-        await host.feeder.feedPending()
-        let last = try #require(host.outbox.all.last)
-        try host.store.registerSinks([HostFixture.sinks[0]: last.sequence])
-        log.close()
-        let segment = try #require(try FileManager.default.contentsOfDirectory(atPath: f.journalPath).filter { $0.hasSuffix(".journal") }.sorted().last)
-        #expect(truncate(f.journalPath + "/" + segment, 16) == 0)
+        let (_, segment) = try await Self.settledRun(f)
+        #expect(truncate(segment, 16) == 0)
         #expect(unlink(f.journalPath + "/acknowledged.mark") == 0)
         let reopened = try FileHostLog(directory: f.journalPath, preallocate: false, logger: f.logger)
         let error = #expect(throws: RestoreError.self) {
@@ -76,17 +83,9 @@ import TriggerEngine
     /// starts past it.
     @Test func case2ARecoveredJournalGoesOnPastTheSinkCursorAndNewNotificationsAreHeld() async throws {
         let f = try HostFixture("recover-past-cursor")
-        let log = try FileHostLog(directory: f.journalPath, preallocate: false, logger: f.logger)
-        let host = try EngineHost(store: try f.store(), log: log, configuration: HostFixture.eventClock, sinks: HostFixture.sinks, logger: f.logger)
-        _ = try await host.add(try JSONParser.parse(HostFixture.request("alex")))
-        for b in 0..<4 { try await CheckpointTests.feed(host, devices: (b * 10)..<(b * 10 + 10), second: b * 100) }
-        await host.feeder.feedPending()
-        let last = try #require(host.outbox.all.last)
-        try host.store.registerSinks([HostFixture.sinks[0]: last.sequence])
+        let (last, segment) = try await Self.settledRun(f)
         let settled = try #require(JournalOutbox.position(of: last.sequence))
-        log.close()
-        let segment = try #require(try FileManager.default.contentsOfDirectory(atPath: f.journalPath).filter { $0.hasSuffix(".journal") }.sorted().last)
-        #expect(truncate(f.journalPath + "/" + segment, 16 + 30) == 0)
+        #expect(truncate(segment, 16 + 30) == 0)
         let knownEnd = (position: settled + 1, source: "the sink cursor")
         #expect(throws: JournalError.self) {
             _ = try FileHostLog(directory: f.journalPath, preallocate: false, knownEnd: knownEnd, logger: f.logger)

@@ -32,7 +32,11 @@ import Testing
             let r = try await client.execute(uri: "/v1/fixes", method: .post, body: ByteBuffer(string: Self.fix("w", now, inside: true)))
             #expect(r.text.hasPrefix(#"{"accepted":1"#))
             let entering = try await client.execute(uri: "/v1/devices/w", method: .get)
-            #expect(entering.text.contains(#""phase":"entering""#))
+            // Still entering when read before the dwell (1 s) and the lateness (1 s) are past; a loaded machine may
+            // read it later, when it may already be inside: no assertion on which side of that race the read lands.
+            if Date().timeIntervalSince1970 < Double(now + 2) {
+                #expect(entering.text.contains(#""phase":"entering""#), "\(entering.text)")
+            }
             let lines = try await server.sinkLines(atLeast: 1)
             #expect(lines.count == 1)
             #expect(lines.first?.contains(#""deliveryId":"dwell/w/1-\#(now + 1)""#) == true)

@@ -43,9 +43,11 @@ import Testing
             let start = ContinuousClock.now
             c.send("PUT /v1/requests/x HTTP/1.1\r\nHost: t\r\nContent-Length: 1000\r\n\r\n{")
             var answer = ""
+            var sent = 0
             // One byte every 100 ms or more, 100 of them: the body would take over 10 s.
             for _ in 0..<100 {
                 c.send(" ")
+                sent += 1
                 let r = await c.receive(timeout: .milliseconds(100))
                 answer += r.text
                 if r.closed || !answer.isEmpty { break }
@@ -54,10 +56,11 @@ import Testing
             let elapsed = ContinuousClock.now - start
             #expect(answer.httpStatus == 408, "\(answer)")
             #expect(answer.contains("application/problem+json"))
-            // Answered while the body still trickled in, so timed from the body's start, not reset by each byte. The
-            // upper bound leaves room for a loaded machine: a clean-clone CI run (the whole suite side by side on two
-            // slower cores) answered after 4.5 s, failing a bound of 4 s against a trickle of 5 s.
-            #expect(elapsed >= .milliseconds(700) && elapsed < .seconds(9), "answered after \(elapsed)")
+            // Answered while the body still trickled in, so timed from the body's start, not reset by each byte: told
+            // by the bytes sent, not by a time bound a loaded machine can miss (runs beside the whole suite took from
+            // 4.5 s to over 9 s).
+            #expect(sent < 100, "the whole trickle was sent before an answer (\(elapsed))")
+            #expect(elapsed >= .milliseconds(700), "answered after \(elapsed)")
         }
     }
 
@@ -74,14 +77,14 @@ import Testing
                 if r.closed { break }
             }
             #expect(first.httpStatus == 200, "\(first)")
-            // Without the idle timeout the connection stays open for good; 10 s leaves room for a loaded machine
+            // Without the idle timeout the connection stays open for good; 60 s leaves room for a loaded machine
             // (the whole suite runs side by side on two cores).
-            #expect(await c.isClosed(within: .seconds(10)))
+            #expect(await c.isClosed(within: .seconds(60)))
             // Timed from the request's sending: the idle time starts once the answer is out, and on a loaded machine
             // reading the answer here can take most of the 600 ms (CI saw it closed 58 ms after the answer was read);
             // 500 leaves the timer some slack.
             let elapsed = ContinuousClock.now - sent
-            #expect(elapsed >= .milliseconds(500) && elapsed < .seconds(13), "closed \(elapsed) after the request was sent")
+            #expect(elapsed >= .milliseconds(500), "closed \(elapsed) after the request was sent")
         }
     }
 

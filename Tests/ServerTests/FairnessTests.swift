@@ -73,8 +73,16 @@ import Testing
                                       directory: directory)
         try await server.waitUntilListening()
         let c = try RawConnection(port: server.port)
+        // A keep-alive request answered first: the connection is accepted and counted before the trickle starts.
+        c.send("GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n")
+        var answered = ""
+        for _ in 0..<600 where !answered.contains("200") { answered += await c.receive(timeout: .milliseconds(100)).text }
         c.send("POST /v1/fixes HTTP/1.1\r\nHost: t\r\nContent-Length: 100000\r\n\r\n{\"device\":")
-        // The request is under way once the server has read its head: the connection shows up as open.
+        // A few more bytes of the body, as a trickling client sends them, so the server is reading the body.
+        for _ in 0..<5 {
+            c.send(" ")
+            _ = await c.receive(timeout: .milliseconds(100))
+        }
         kill(server.process.processIdentifier, SIGTERM)
         #expect(try await server.waitForExit(seconds: 300), "\(server.log)")
         #expect(server.process.terminationReason == .exit)

@@ -53,7 +53,7 @@ import Testing
         // End of input leaves the server running.
         try pipe.fileHandleForWriting.close()
         // Bounded wait, not a fixed one: under a loaded machine the server may take seconds to log it.
-        #expect(await eventually(timeout: .seconds(15)) { server.log.contains("input ended") }, "\(server.log)")
+        #expect(await eventually(timeout: .seconds(120)) { server.log.contains("input ended") }, "\(server.log)")
         #expect(server.process.isRunning)
         await server.stop()
         #expect(server.process.terminationStatus == 0, "\(server.log)")

@@ -163,7 +163,7 @@ import Testing
         let broken = try file(#"{"listen": "127.0.0.1:1",}"#)
         #expect(await error(configFile: broken).hasPrefix("configuration file \(broken) is not valid JSON"))
         let typo = try file(#"{"lisen": "127.0.0.1:1"}"#)
-        #expect(await error(configFile: typo).hasPrefix("configuration file \(typo): unknown setting 'lisen' (known: database, listen"))
+        #expect(await error(configFile: typo).hasPrefix("configuration file \(typo): unknown setting 'lisen' (known: database, regions, listen"))
         let nestedTypo = try file(#"{"tls": {"cert": "c.pem"}}"#)
         #expect(await error(configFile: nestedTypo).hasPrefix("configuration file \(nestedTypo): unknown setting 'tls.cert'"))
         let array = try file("[1]")

@@ -225,8 +225,8 @@ import Testing
             #expect(refused?.text.contains("outbox is at its bound") == true)
             let outbox = try await client.execute(uri: "/v1/outbox", method: .get)
             #expect(outbox.text.contains(#""level":"refusing""#))
-            let metrics = try await client.execute(uri: "/metrics", method: .get).text
-            #expect(metrics.contains("geotrigger_outbox_refusing 1"))
+            // (Not `geotrigger_outbox_refusing` from /metrics: the gauge is the test process's, set by every suite's
+            // server at once, so its value here is a race between them.)
 
             try await scheduler.start()
             let accepting = await eventually {
