@@ -72,9 +72,14 @@ import Testing
                                                   "--listen", "127.0.0.1:0", "--http-body-timeout", "600", "--http-drain-timeout", "1"],
                                       directory: directory)
         try await server.waitUntilListening()
+        // A full batch of lines first (an HTTP body is committed every 4096 records): once it shows in the device's
+        // state, the request is certainly being read, and SIGTERM finds it in flight.
+        let start = Int(Date().timeIntervalSince1970) - 5000
+        let batch = (0..<4096).map { fixLine("trickler", start - 1_760_000_000 + $0, inside: false) }.joined(separator: "\n") + "\n"
         let c = try RawConnection(port: server.port)
-        c.send("POST /v1/fixes HTTP/1.1\r\nHost: t\r\nContent-Length: 100000\r\n\r\n{\"device\":")
-        // The request is under way once the server has read its head: the connection shows up as open.
+        c.send("POST /v1/fixes HTTP/1.1\r\nHost: t\r\nContent-Length: \(batch.utf8.count + 100_000)\r\n\r\n" + batch)
+        let reading = try await eventually(timeout: .seconds(300)) { try await server.get("/v1/devices/trickler").status == .ok }
+        #expect(reading, "\(server.log)")
         kill(server.process.processIdentifier, SIGTERM)
         #expect(try await server.waitForExit(seconds: 300), "\(server.log)")
         #expect(server.process.terminationReason == .exit)
