@@ -105,6 +105,14 @@ public final class TriggerEngine {
         for r in requests { try core.add(r) }
     }
 
+    /// Runs `body`, which adds requests one at a time, with the spatial index rebuilt once at its end, as
+    /// `add(contentsOf:)` does: for a caller that needs each request's outcome.
+    public func addingInBatch<T>(_ body: () throws -> T) rethrows -> T {
+        core.index.beginBatch()
+        defer { core.index.endBatch() }
+        return try body()
+    }
+
     /// The pending request with this identifier.
     public func request(_ identifier: String) -> NotificationRequest? { core.request(identifier) }
 

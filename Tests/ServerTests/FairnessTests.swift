@@ -86,4 +86,19 @@ import Testing
         #expect(server.log.contains("shutdown: drain deadline passed"), "\(server.log)")
         #expect(await c.isClosed(within: .seconds(5)))
     }
+
+    /// Requests are added in one pass over the body (no scan of those before per request): one named twice keeps
+    /// the last, as one row.
+    @Test func aBodyNamingARequestTwiceKeepsTheLast() async throws {
+        let server = try TestServer()
+        try await server.run { client in
+            let body = "[" + [requestJSON("a", title: "first"), requestJSON("b"), requestJSON("a", title: "second")].joined(separator: ",") + "]"
+            let r = try await client.execute(uri: "/v1/requests", method: .post, body: ByteBuffer(string: body))
+            #expect(r.status == .ok || r.status == .created, "\(r.text)")
+            let a = try await client.execute(uri: "/v1/requests/a", method: .get)
+            #expect(a.text.contains("second") && !a.text.contains("first"), "\(a.text)")
+            let list = try await client.execute(uri: "/v1/requests", method: .get)
+            #expect(list.text.components(separatedBy: #""identifier":"a""#).count == 2, "\(list.text)")
+        }
+    }
 }
