@@ -111,16 +111,23 @@ public actor EngineHost {
 
     /// Adds or replaces requests given as JSON (one object, an array, or GeoJSON Features), all or none: every request is decoded and
     /// checked before the first is added. Should the engine still refuse one, the ones before it are kept.
-    public func add(_ json: JSONValue) async throws(HostError) -> [(identifier: String, result: AddResult)] {
-        try checkHealthy()
+    /// Decoding and checking happen before the actor is entered: a large body (tens of thousands of GeoJSON
+    /// features) must not hold up fixes and sightings while it is read.
+    public nonisolated func add(_ json: JSONValue) async throws(HostError) -> [(identifier: String, result: AddResult)] {
         let requests: [NotificationRequest]
         let json = try Self.specForm(json)
         do {
-            requests = try state.decoder.decodeRequests(json)
+            requests = try RequestDecoder().decodeRequests(json)
             for r in requests { try RequestDecoder.checkNotificationSize(r) }
         } catch { throw .invalidRequest(error) }
+        return try await add(decoded: requests, json: json, text: json.jsonText)
+    }
+
+    private func add(decoded requests: [NotificationRequest], json: JSONValue, text: String) async throws(HostError)
+        -> [(identifier: String, result: AddResult)] {
+        try checkHealthy()
         let outcome = state.applyRequests(requests, json: json)
-        try await commit(.requests(json: json.jsonText), outcome)
+        try await commit(.requests(json: text), outcome)
         if let e = outcome.requestError { throw .invalidRequest(e) }
         return outcome.added
     }

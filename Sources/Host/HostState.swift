@@ -85,22 +85,30 @@ final class HostState {
     func applyRequests(_ requests: [NotificationRequest], json: JSONValue) -> Outcome {
         var out = Outcome()
         let items: [JSONValue] = json.arrayValue ?? [json]
-        for (k, r) in requests.enumerated() {
-            do {
-                let outcome = try engine.add(r)
-                out.added.append((r.identifier, outcome == .added ? .added : .replaced))
-                let text = items[k].jsonText
-                requestJSON[r.identifier] = text
-                deliveredJSON.removeValue(forKey: r.identifier)
-                if let state = engine.state(ofRequest: r.identifier) {
-                    out.saved.removeAll { $0.identifier == r.identifier }
-                    out.saved.append(StoredRequest(identifier: r.identifier, json: text, state: state))
+        // Where each identifier's row is in `saved`: a request named twice keeps one row, found without a scan
+        // (a scan per request made a body of many requests quadratic).
+        var savedAt: [String: Int] = [:]
+        engine.addingInBatch {
+            for (k, r) in requests.enumerated() {
+                do throws(RequestError) {
+                    let outcome = try engine.add(r)
+                    out.added.append((r.identifier, outcome == .added ? .added : .replaced))
+                    let text = items[k].jsonText
+                    requestJSON[r.identifier] = text
+                    deliveredJSON.removeValue(forKey: r.identifier)
+                    if let state = engine.state(ofRequest: r.identifier) {
+                        let row = StoredRequest(identifier: r.identifier, json: text, state: state)
+                        if let at = savedAt[r.identifier] { out.saved[at] = row } else {
+                            savedAt[r.identifier] = out.saved.count
+                            out.saved.append(row)
+                        }
+                    }
+                } catch {
+                    var e = error
+                    e.path = json.arrayValue == nil ? e.path : "[\(k)].\(e.path)"
+                    out.requestError = e
+                    break
                 }
-            } catch {
-                var e = error
-                e.path = json.arrayValue == nil ? e.path : "[\(k)].\(e.path)"
-                out.requestError = e
-                break
             }
         }
         return out

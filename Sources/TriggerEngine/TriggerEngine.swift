@@ -8,7 +8,8 @@ import Geometry
 public final class TriggerEngine {
     public struct Configuration: Sendable {
         public enum Clock: Sendable {
-            /// Replay: the clock is a watermark, the newest timestamp seen across all devices.
+            /// Replay: the clock is the newest timestamp seen across all devices; silent devices' deadlines fire, and
+            /// idle ones expire, by the watermark, the second-newest device time (`EngineCore+Watermark`).
             case eventTime
             /// Live: the host calls `advance(to:)` with wall time.
             case external
@@ -30,8 +31,9 @@ public final class TriggerEngine {
         /// Default: nil for event time (replay), 60 s for an external (wall) clock.
         public var allowedLateness: Double?
         /// A fix or sighting more than this many seconds ahead of the clock is rejected as `future` and moves no
-        /// clock (nil: no bound). Default: one year ahead of the watermark for event time, 10 minutes ahead of wall
-        /// time for an external clock.
+        /// clock (nil: no bound); with event time, ahead of both the watermark and the device's own newest input.
+        /// Default: one year for event time (replay's trace files have gaps), 10 minutes ahead of wall time for an
+        /// external clock.
         public var maximumFuture: Double?
         /// Keep each device's newest position (the service's device listing and nearby query); replay need not.
         public var keepsLastPosition = false
@@ -101,6 +103,14 @@ public final class TriggerEngine {
         core.index.beginBatch()
         defer { core.index.endBatch() }
         for r in requests { try core.add(r) }
+    }
+
+    /// Runs `body`, which adds requests one at a time, with the spatial index rebuilt once at its end, as
+    /// `add(contentsOf:)` does: for a caller that needs each request's outcome.
+    public func addingInBatch<T>(_ body: () throws -> T) rethrows -> T {
+        core.index.beginBatch()
+        defer { core.index.endBatch() }
+        return try body()
     }
 
     /// The pending request with this identifier.

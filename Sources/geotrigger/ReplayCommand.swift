@@ -39,9 +39,9 @@ struct ReplayCommand: ParsableCommand {
     var speed: Double?
     @Flag(help: "Buffer every fix and replay them in timestamp order across all traces. Not needed for correct results (time is per device); it only puts the output in time order across devices.")
     var sortByTime = false
-    @Option(help: "Fire a silent device's deadline once the watermark (newest timestamp seen) is this many seconds past it and past the device's last fix, instead of at the end of the input. Only for input whose devices are interleaved within this bound (default: none).")
+    @Option(help: "Fire a silent device's deadline once the watermark (the second-newest device's newest timestamp) is this many seconds past it, instead of at the end of the input. Only for input whose devices are interleaved within this bound (default: none).")
     var allowedLateness: Double?
-    @Option(help: "Reject fixes more than this many seconds ahead of the watermark as future; 0 turns the check off.")
+    @Option(help: "Reject fixes more than this many seconds ahead of both the watermark and their device's newest fix as future; 0 turns the check off.")
     var maxFuture: Double = TriggerEngine.Configuration.defaultEventFuture
     @Option(help: "Most rejected records to list individually on standard error.") var showErrors = 20
     @Option(help: "Write a self-contained HTML report: map of regions, tracks and transitions (pan and zoom), per-device timeline, table of notifications.")

@@ -72,21 +72,33 @@ import Testing
                                                   "--listen", "127.0.0.1:0", "--http-body-timeout", "600", "--http-drain-timeout", "1"],
                                       directory: directory)
         try await server.waitUntilListening()
+        // A full batch of lines first (an HTTP body is committed every 4096 records): once it shows in the device's
+        // state, the request is certainly being read, and SIGTERM finds it in flight.
+        let start = Int(Date().timeIntervalSince1970) - 5000
+        let batch = (0..<4096).map { fixLine("trickler", start - 1_760_000_000 + $0, inside: false) }.joined(separator: "\n") + "\n"
         let c = try RawConnection(port: server.port)
-        // A keep-alive request answered first: the connection is accepted and counted before the trickle starts.
-        c.send("GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n")
-        var answered = ""
-        for _ in 0..<600 where !answered.contains("200") { answered += await c.receive(timeout: .milliseconds(100)).text }
-        c.send("POST /v1/fixes HTTP/1.1\r\nHost: t\r\nContent-Length: 100000\r\n\r\n{\"device\":")
-        // A few more bytes of the body, as a trickling client sends them, so the server is reading the body.
-        for _ in 0..<5 {
-            c.send(" ")
-            _ = await c.receive(timeout: .milliseconds(100))
-        }
+        c.send("POST /v1/fixes HTTP/1.1\r\nHost: t\r\nContent-Length: \(batch.utf8.count + 100_000)\r\n\r\n" + batch)
+        let reading = try await eventually(timeout: .seconds(300)) { try await server.get("/v1/devices/trickler").status == .ok }
+        #expect(reading, "\(server.log)")
         kill(server.process.processIdentifier, SIGTERM)
         #expect(try await server.waitForExit(seconds: 300), "\(server.log)")
         #expect(server.process.terminationReason == .exit)
         #expect(server.log.contains("shutdown: drain deadline passed"), "\(server.log)")
         #expect(await c.isClosed(within: .seconds(5)))
+    }
+
+    /// Requests are added in one pass over the body (no scan of those before per request): one named twice keeps
+    /// the last, as one row.
+    @Test func aBodyNamingARequestTwiceKeepsTheLast() async throws {
+        let server = try TestServer()
+        try await server.run { client in
+            let body = "[" + [requestJSON("a", title: "first"), requestJSON("b"), requestJSON("a", title: "second")].joined(separator: ",") + "]"
+            let r = try await client.execute(uri: "/v1/requests", method: .post, body: ByteBuffer(string: body))
+            #expect(r.status == .ok || r.status == .created, "\(r.text)")
+            let a = try await client.execute(uri: "/v1/requests/a", method: .get)
+            #expect(a.text.contains("second") && !a.text.contains("first"), "\(a.text)")
+            let list = try await client.execute(uri: "/v1/requests", method: .get)
+            #expect(list.text.components(separatedBy: #""identifier":"a""#).count == 2, "\(list.text)")
+        }
     }
 }
