@@ -87,7 +87,7 @@ import Testing
         try setup.write([Self.circle("a"), Self.circle("b")])
         let logger = Logger(label: "regions-file-tests")
         let first = try setup.server()
-        try await first.closingStorage { try await first.regions!.apply(to: first.host, logger: logger) }
+        _ = try await first.closingStorage { try await first.regions!.apply(to: first.host, logger: logger) }
         try setup.write([Self.circle("b")])
         let second = try setup.server()
         try await second.closingStorage {
