@@ -177,7 +177,7 @@ for k in $(seq 1 20); do
     [ "$( (fix "truck-$k" 4 52.51 13.30; fix "truck-$k" 5 52.50 13.30) | post)" = 200 ] && acknowledged=$(( acknowledged + 1 ))
 done
 [ "$acknowledged" = 20 ] || fail "only $acknowledged of 20 batches were acknowledged"
-guest kill -9 "$pid"
+guest sh -c "kill -9 $pid"  # the shell's kill: the root has no /bin/kill
 restarted() { local p; p=$(guest systemctl show -p MainPID --value geotrigger); [ "$p" != 0 ] && [ "$p" != "$pid" ] && [ "$(curl -s -o /dev/null -w '%{http_code}' "$api/readyz")" = 200 ]; }
 killed=$(date +%s%N)
 wait_for 60 "a restart after kill -9" restarted
@@ -188,7 +188,7 @@ step "all 20 acknowledged notifications delivered after kill -9 ($(wc -l <"$sink
 
 # The watchdog: a stopped process pings nothing (as a wedged engine would not); systemd kills it and restarts it.
 pid=$(guest systemctl show -p MainPID --value geotrigger)
-guest kill -STOP "$pid"
+guest sh -c "kill -STOP $pid"
 stopped=$(date +%s%N)
 wait_for 60 "a restart by the watchdog" restarted
 guest journalctl -u geotrigger --no-pager | grep -qi "watchdog timeout" || fail "no watchdog timeout in the journal"
