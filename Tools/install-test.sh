@@ -191,7 +191,9 @@ pid=$(guest systemctl show -p MainPID --value geotrigger)
 guest sh -c "kill -STOP $pid"
 stopped=$(date +%s%N)
 wait_for 60 "a restart by the watchdog" restarted
-guest journalctl -u geotrigger --no-pager | grep -qi "watchdog timeout" || fail "no watchdog timeout in the journal"
+# Read whole, then searched: `grep -q` ending the pipe early would fail it under pipefail.
+journal=$(guest journalctl -u geotrigger --no-pager)
+grep -qi "watchdog timeout" <<<"$journal" || fail "no watchdog timeout in the journal"
 step "SIGSTOP $pid: watchdog timeout, restarted and ready after $(( ($(date +%s%N) - stopped) / 1000000 )) ms (WatchdogSec=6)"
 
 # Upgrade: data and configuration kept, the running service restarted on the new binaries.
@@ -202,8 +204,8 @@ guest apt-get install -y /root/new.deb >"$work/apt-upgrade.txt" 2>&1 || { cat "$
 grep -q "127.0.0.1:$port" "$root/etc/geotrigger/settings.json" || fail "the upgrade replaced the edited settings.json"
 grep -q zone-b "$root/etc/geotrigger/regions.json" || fail "the upgrade replaced the edited regions.json"
 wait_for 60 "the service restarted on the new package" restarted
-curl -s "$api/v1/requests" | grep -q '"zone-b"' || fail "zone-b is gone after the upgrade"
-curl -s "$api/v1/devices/car-3" | grep -q '"phase":"inside"' || fail "car-3's state is gone after the upgrade: $(curl -s "$api/v1/devices/car-3")"
+[[ $(curl -s "$api/v1/requests") == *'"zone-b"'* ]] || fail "zone-b is gone after the upgrade"
+[[ $(curl -s "$api/v1/devices/car-3") == *'"phase":"inside"'* ]] || fail "car-3's state is gone after the upgrade: $(curl -s "$api/v1/devices/car-3")"
 [ "$(wc -l <"$sink")" -ge "$lines_before" ] || fail "the sink lost lines in the upgrade"
 step "upgrade to $new_version: running the new binary, settings and regions kept, requests and device state kept"
 
