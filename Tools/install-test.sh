@@ -116,7 +116,8 @@ others=$(cat "$root"/etc/apt/sources.list "$root"/etc/apt/sources.list.d/* 2>/de
 guest sh -c 'dpkg -l | grep -i swift' && fail "a Swift package was installed"
 [ -e "$root/opt/swift" ] && fail "/opt/swift exists in the container"
 for exe in geotrigger geotrigger-serve; do
-    guest ldd "/usr/bin/$exe" | grep -q "not found" && fail "$exe: $(guest ldd /usr/bin/$exe | grep 'not found')"
+    linked=$(guest ldd "/usr/bin/$exe")
+    [[ $linked == *"not found"* ]] && fail "$exe: $(grep 'not found' <<<"$linked")"
 done
 [ "$(guest geotrigger --version)" = "$old_version" ] || fail "geotrigger --version: $(guest geotrigger --version)"
 [ "$(guest geotrigger serve --version)" = "$old_version" ] || fail "geotrigger serve --version: $(guest geotrigger serve --version)"
