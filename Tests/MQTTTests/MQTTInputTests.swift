@@ -41,7 +41,7 @@ struct MQTTInputTests {
         func serveLog() -> String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
         var port = 0
         for _ in 0..<300 where port == 0 || !serveLog().contains("MQTT input subscribed") {
-            if let m = serveLog().firstMatch(of: #/ listening host=\S+ port=(\d+)/#) { port = Int(m.1) ?? 0 }
+            if let m = serveLog().firstMatch(of: /\ listening host=\S+ port=(\d+)/) { port = Int(m.1) ?? 0 }
             try await Task.sleep(for: .milliseconds(50))
         }
         #expect(port > 0 && serveLog().contains("MQTT input subscribed"), "\(serveLog().suffix(1500))")
