@@ -86,6 +86,21 @@ final class ServeProcess {
     /// One request on a fresh connection (static: a request in flight while the process is killed needs no
     /// reference to it).
     static func send(_ method: HTTPRequest.Method, _ path: String, _ body: String, port: Int) async throws -> TestClient.Response {
+        // A connection the server closed before answering (under the whole suite's load, a serve process starved
+        // past its header timeout closes it, as it must against slow clients) is tried again, as any HTTP client
+        // would: a request that was taken is acknowledged again (ingest is idempotent). A dead server refuses the
+        // connection, which is not retried.
+        for _ in 1..<3 {
+            do {
+                return try await sendOnce(method, path, body, port: port)
+            } catch ChannelError.ioOnClosedChannel {
+                try await Task.sleep(for: .milliseconds(200))
+            }
+        }
+        return try await sendOnce(method, path, body, port: port)
+    }
+
+    private static func sendOnce(_ method: HTTPRequest.Method, _ path: String, _ body: String, port: Int) async throws -> TestClient.Response {
         // A generous read timeout: with the whole suite's servers on two cores an answer took over TestClient's
         // default 15 s, and the closed channel failed correct runs. A server that never answers still fails.
         let client = TestClient(host: "127.0.0.1", port: port, configuration: .init(timeout: .seconds(120)))
