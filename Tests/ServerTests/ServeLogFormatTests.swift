@@ -8,19 +8,11 @@ import TestSupport
 @Suite struct ServeLogFormatTests {
     static func failedStart(_ extra: [String]) throws -> (status: Int32, stderr: String) {
         let folder = try TestFolders.make("log-format")
-        let process = Process()
-        process.executableURL = BuiltBinary.geotrigger
-        process.arguments = ["serve", "--listen", "127.0.0.1:0", "--database", folder.appendingPathComponent("no/such/g.sqlite").path] + extra
         var environment = ProcessInfo.processInfo.environment
         environment["JOURNAL_STREAM"] = nil
-        process.environment = environment
-        let err = Pipe()
-        process.standardError = err
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, text)
+        let (status, text) = try BuiltBinary.run(["serve", "--listen", "127.0.0.1:0", "--database", folder.appendingPathComponent("no/such/g.sqlite").path] + extra,
+                                                 environment: environment, reading: .error)
+        return (status, text)
     }
 
     @Test func textPutsTheMessageBeforeItsPairs() throws {
