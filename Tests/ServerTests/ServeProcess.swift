@@ -57,7 +57,9 @@ final class ServeProcess {
 
     /// Waits for a log line whose message is `message` and reads its `port=` pair.
     func waitForPort(message: String) async throws -> Int {
-        for _ in 0..<400 {
+        // Two minutes of tries: beside the whole suite on two cores a start (a recovery, a replay) has taken over
+        // the 20 s this once allowed. A process that exits stops the wait at once.
+        for _ in 0..<2400 {
             if let line = logLine(message: message), let range = line.range(of: " port=")
             {
                 let port = Int(line[range.upperBound...].prefix { $0.isNumber }) ?? 0
