@@ -51,6 +51,8 @@ let package = Package(
         // JSON reading (a byte parser with exact error positions) and writing, and the text checks beside it: numbers,
         // UTF-8, percent-escapes.
         .target(name: "JSON", swiftSettings: strict),
+        // The one parser of addresses the settings take (HOST:PORT, SCHEME://…), and resolving them.
+        .target(name: "Endpoints", dependencies: ["JSON", .product(name: "NIOCore", package: "swift-nio")], swiftSettings: strict),
         .target(
             name: "TriggerEngine",
             dependencies: [
@@ -75,7 +77,7 @@ let package = Package(
             ],
             swiftSettings: strict),
         // MQTT client over libmosquitto (the only code that touches it), topic templates and `mqtt://` sink specs.
-        .target(name: "MQTT", dependencies: ["CMosquitto", "JSON"], swiftSettings: strict),
+        .target(name: "MQTT", dependencies: ["CMosquitto", "JSON", "Endpoints"], swiftSettings: strict),
         // NATS and JetStream over nats.c (the only code that touches it): streams, publishes with acknowledgements,
         // ordered reads, key-value buckets.
         .target(name: "NATS", dependencies: ["CNATS"], swiftSettings: strict),
@@ -121,7 +123,7 @@ let package = Package(
         .target(
             name: "Cluster",
             dependencies: [
-                "JSON", "TriggerEngine", "Journal", "Host", "NATS", "Kafka",
+                "JSON", "TriggerEngine", "Journal", "Host", "NATS", "Kafka", "Endpoints",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -153,12 +155,24 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict),
+        // Everything that reads input besides the HTTP routes (which use its reader): stdin, TCP, gpsd, MQTT, Bluetooth.
+        .target(
+            name: "Inputs",
+            dependencies: [
+                "JSON", "Endpoints", "TriggerEngine", "Ingest", "Host", "MQTT", "Beacons", "BlueZDBus",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict),
         // HTTP API over one engine owner; persists every batch before answering.
         .target(
             name: "Server",
             dependencies: [
                 "JSON",
-                "TriggerEngine", "Ingest", "Storage", "Delivery", "MQTT", "Host", "Cluster", "SystemdNotify",
+                "TriggerEngine", "Ingest", "Storage", "Delivery", "MQTT", "Host", "Cluster", "SystemdNotify", "Inputs", "Endpoints",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -192,7 +206,7 @@ let package = Package(
             name: "geotrigger-serve",
             dependencies: [
                 "JSON", "TriggerEngine", "Beacons", "BlueZDBus", "Server", "Host", "Cluster", "MallocHugePages", "BuildVersion",
-                "SystemdNotify",
+                "SystemdNotify", "Inputs",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -206,7 +220,7 @@ let package = Package(
             name: "geotrigger-bench",
             dependencies: [
                 "JSON",
-                "TriggerEngine", "Beacons", "Storage", "Delivery", "MQTT", "Host", "Journal", "MallocHugePages",
+                "TriggerEngine", "Beacons", "Storage", "Delivery", "MQTT", "Host", "Journal", "MallocHugePages", "Endpoints",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -240,12 +254,17 @@ let package = Package(
             dependencies: ["JSON", "TriggerEngine", "Geometry", "TestSupport", .product(name: "PropertyBased", package: "swift-property-based")],
             swiftSettings: strict),
         .testTarget(name: "IngestTests", dependencies: ["JSON", "Ingest", "TriggerEngine", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "EndpointsTests", dependencies: ["Endpoints"], swiftSettings: strict),
+        .testTarget(
+            name: "InputsTests",
+            dependencies: ["Inputs", "Ingest", "TriggerEngine", "TestSupport", .product(name: "NIOCore", package: "swift-nio")],
+            swiftSettings: strict),
         .testTarget(name: "StorageTests", dependencies: ["JSON", "Storage", "TriggerEngine", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "ServerTests",
             dependencies: [
                 "JSON",
-                "Server", "Storage", "TriggerEngine", "Delivery", "Journal", "Host", "TestSupport",
+                "Server", "Storage", "TriggerEngine", "Delivery", "Journal", "Host", "Inputs", "Endpoints", "TestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Hummingbird", package: "hummingbird"),

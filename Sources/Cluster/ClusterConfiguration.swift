@@ -1,3 +1,4 @@
+import Endpoints
 import TriggerEngine
 
 /// How one instance of a scale-out deployment joins its cluster (`serve --journal nats://…` or `kafka://…`).
@@ -50,22 +51,19 @@ public struct ClusterConfiguration: Sendable {
         self.engine = engine
     }
 
-    /// `nats://h1:4222,h2:4223` → the server list; nil when `journal` is not a NATS address.
+    /// `nats://h1:4222,h2:4223` → the server list (`nats://HOST:PORT` each, 4222 where none is named); nil when
+    /// `journal` is not a NATS address.
     public static func servers(fromJournal journal: String) -> [String]? {
-        guard journal.hasPrefix("nats://") else { return nil }
-        let hosts = journal.dropFirst("nats://".count).split(separator: ",", omittingEmptySubsequences: false).map { String($0.filter { $0 != " " }) }
-        guard !hosts.isEmpty, !hosts.contains(where: \.isEmpty) else { return nil }
-        return hosts.map { $0.hasPrefix("nats://") ? $0 : "nats://\($0)" }
+        guard journal.hasPrefix("nats://"), let e = try? Endpoint(parsing: journal, schemes: ["nats"], defaultPort: { _ in 4222 }, multipleHosts: true),
+              e.path?.isEmpty ?? true, e.query.isEmpty, e.user == nil else { return nil }
+        return e.hosts.map { "nats://\($0)" }
     }
 
-    /// `kafka://h1:9092,h2:9092` → the bootstrap brokers; nil when `journal` is not a Kafka address.
+    /// `kafka://h1:9092,h2:9092` → the bootstrap brokers (`HOST:PORT` each, the port required: librdkafka would
+    /// otherwise try the name as given, for ever); nil when `journal` is not a Kafka address.
     public static func brokers(fromJournal journal: String) -> [String]? {
-        guard journal.hasPrefix("kafka://") else { return nil }
-        let hosts = journal.dropFirst("kafka://".count).split(separator: ",", omittingEmptySubsequences: false).map { String($0.filter { $0 != " " }) }
-        guard !hosts.isEmpty, !hosts.contains(where: \.isEmpty) else { return nil }
-        let bare = hosts.map { $0.hasPrefix("kafka://") ? String($0.dropFirst("kafka://".count)) : $0 }
-        // host:port each, the port a number: librdkafka would otherwise try the name as given, for ever.
-        guard bare.allSatisfy({ h in h.split(separator: ":").count >= 2 && UInt16(h.split(separator: ":").last!) != nil }) else { return nil }
-        return bare
+        guard journal.hasPrefix("kafka://"), let e = try? Endpoint(parsing: journal, schemes: ["kafka"], multipleHosts: true),
+              e.path?.isEmpty ?? true, e.query.isEmpty, e.user == nil else { return nil }
+        return e.hosts.map(\.description)
     }
 }

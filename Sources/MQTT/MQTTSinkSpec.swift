@@ -1,4 +1,4 @@
-import JSON
+import Endpoints
 
 /// A `--sink` specification for MQTT:
 /// `mqtt://[USER[:PASSWORD]@]HOST[:PORT]/TOPIC-TEMPLATE[?OPTION=VALUE&…]`, or `mqtts://` for TLS.
@@ -12,73 +12,39 @@ public struct MQTTSinkSpec: Sendable, Hashable {
     public var topic: MQTTTopicTemplate
 
     public init(parsing spec: String) throws(MQTTSinkSpecError) {
-        func fail(_ reason: String) -> MQTTSinkSpecError { MQTTSinkSpecError(reason: reason) }
-        let tls: Bool
-        let rest: Substring
-        if spec.lowercased().hasPrefix("mqtt://") {
-            tls = false
-            rest = spec.dropFirst(7)
-        } else if spec.lowercased().hasPrefix("mqtts://") {
-            tls = true
-            rest = spec.dropFirst(8)
-        } else {
-            throw fail("expected mqtt://HOST:PORT/TOPIC or mqtts://…, got \"\(spec.prefix(16))…\"")
+        let endpoint = try Self.endpoint(spec, expected: "mqtt://HOST:PORT/TOPIC or mqtts://…")
+        guard let path = endpoint.path else {
+            throw MQTTSinkSpecError(reason: "no topic template: expected mqtt://HOST:PORT/TOPIC-TEMPLATE")
         }
-        guard let slash = rest.firstIndex(of: "/") else {
-            throw fail("no topic template: expected mqtt://HOST:PORT/TOPIC-TEMPLATE")
-        }
-        var authority = rest[..<slash]
-        let pathAndQuery = rest[rest.index(after: slash)...]
-        let path = pathAndQuery.prefix { $0 != "?" }
-        let query = pathAndQuery.dropFirst(path.count + 1)
-
-        var username: String?, password: String?
-        if let at = authority.lastIndex(of: "@") {
-            let userinfo = authority[..<at]
-            authority = authority[authority.index(after: at)...]
-            if let colon = userinfo.firstIndex(of: ":") {
-                username = try Self.percentDecoded(userinfo[..<colon], what: "the user name")
-                password = try Self.percentDecoded(userinfo[userinfo.index(after: colon)...], what: "the password")
-            } else {
-                username = try Self.percentDecoded(userinfo, what: "the user name")
-            }
-            guard username?.isEmpty == false else { throw fail("the user name before '@' is empty") }
-        }
-
-        let host: Substring, portText: Substring?
-        if authority.hasPrefix("[") {
-            guard let close = authority.firstIndex(of: "]") else { throw fail("IPv6 address without ']'") }
-            host = authority[authority.index(after: authority.startIndex)..<close]
-            let after = authority[authority.index(after: close)...]
-            guard after.isEmpty || after.hasPrefix(":") else { throw fail("unexpected \"\(after)\" after the IPv6 address") }
-            portText = after.isEmpty ? nil : after.dropFirst()
-        } else if let colon = authority.lastIndex(of: ":") {
-            host = authority[..<colon]
-            portText = authority[authority.index(after: colon)...]
-        } else {
-            host = authority
-            portText = nil
-        }
-        guard !host.isEmpty else { throw fail("the host is empty") }
-        var port = tls ? 8883 : 1883
-        if let portText {
-            guard let p = Int(portText), (1...65535).contains(p) else { throw fail("port \"\(portText)\" is not a number in 1…65535") }
-            port = p
-        }
-
         do {
-            topic = try MQTTTopicTemplate(String(path))
+            topic = try MQTTTopicTemplate(path)
         } catch {
-            throw fail(error.description)
+            throw MQTTSinkSpecError(reason: error.description)
         }
-        options = MQTTClient.Options(host: String(host), port: port, username: username, password: password)
+        options = try Self.options(endpoint)
+    }
 
+    /// The `mqtt[s]://` address through the one endpoint parser; its errors never repeat the text (a password).
+    static func endpoint(_ spec: String, expected: String) throws(MQTTSinkSpecError) -> Endpoint {
+        guard spec.lowercased().hasPrefix("mqtt://") || spec.lowercased().hasPrefix("mqtts://") else {
+            throw MQTTSinkSpecError(reason: "expected \(expected), got \"\(spec.prefix(16))…\"")
+        }
+        do {
+            return try Endpoint(parsing: spec, schemes: ["mqtt", "mqtts"], defaultPort: { $0 == "mqtts" ? 8883 : 1883 })
+        } catch {
+            throw MQTTSinkSpecError(reason: error.reason)
+        }
+    }
+
+    /// The client's options from the address and its `?OPTION=VALUE` pairs (shared by sinks and inputs).
+    static func options(_ endpoint: Endpoint) throws(MQTTSinkSpecError) -> MQTTClient.Options {
+        func fail(_ reason: String) -> MQTTSinkSpecError { MQTTSinkSpecError(reason: reason) }
+        let tls = endpoint.scheme == "mqtts"
+        var options = MQTTClient.Options(host: endpoint.host.host, port: endpoint.host.port, username: endpoint.user, password: endpoint.password)
         var tlsOptions = MQTTClient.TLS()
         var seen = Set<String>()
-        for pair in query.split(separator: "&", omittingEmptySubsequences: true) {
-            guard let eq = pair.firstIndex(of: "=") else { throw fail("option \"\(pair)\" has no '=VALUE'") }
-            let key = String(pair[..<eq])
-            let value = try Self.percentDecoded(pair[pair.index(after: eq)...], what: "option \(key)")
+        for (key, raw) in endpoint.query {
+            let value = try Self.percentDecoded(raw, what: "option \(key)")
             guard seen.insert(key).inserted else { throw fail("option \(key) is given twice") }
             func seconds() throws(MQTTSinkSpecError) -> Duration {
                 guard let s = Double(value), s > 0, s.isFinite else { throw fail("option \(key)=\(value) is not a positive number of seconds") }
@@ -120,24 +86,21 @@ public struct MQTTSinkSpec: Sendable, Hashable {
             options.tls = tlsOptions
         }
         if options.clientID == nil && !options.cleanSession { throw fail("cleanSession=false needs a clientId") }
+        return options
     }
 
     /// `mqtt[s]://[USER@]HOST:PORT/TOPIC-TEMPLATE`: what identifies the sink (its stored cursor, logs, metrics).
     /// Never the password; not the options, which may change without moving the sink elsewhere.
     public var name: String {
-        let host = options.host.contains(":") ? "[\(options.host)]" : options.host
         let user = options.username.map { "\($0)@" } ?? ""
-        return "\(options.tls == nil ? "mqtt" : "mqtts")://\(user)\(host):\(options.port)/\(topic.text)"
+        return "\(options.tls == nil ? "mqtt" : "mqtts")://\(user)\(HostPort(host: options.host, port: options.port))/\(topic.text)"
     }
 
-    static func percentDecoded(_ text: Substring, what: String) throws(MQTTSinkSpecError) -> String {
+    static func percentDecoded(_ text: some StringProtocol, what: String) throws(MQTTSinkSpecError) -> String {
         do {
-            return try PercentDecoding.decode(text)
+            return try Endpoint.percentDecoded(text, what: what)
         } catch {
-            switch error {
-            case .malformedEscape: throw MQTTSinkSpecError(reason: "\(what) has an invalid percent escape")
-            case .notUTF8: throw MQTTSinkSpecError(reason: "\(what) is not UTF-8 once decoded")
-            }
+            throw MQTTSinkSpecError(reason: error.reason)
         }
     }
 }

@@ -1,3 +1,4 @@
+import Inputs
 import JSON
 import Delivery
 import Host
@@ -183,7 +184,7 @@ struct APIRoutes: Sendable {
 
     static func ingest<D: StreamingRecordDecoder>(_ request: Request, _ reader: inout IngestReader<D>, limit: Int) async throws -> Response {
         if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > limit { throw Problem.tooLarge(limit: limit) }
-        let metrics = ServerMetrics()
+        let metrics = InputMetrics()
         let summary: IngestSummary
         do {
             summary = try await reader.read(request.body)

@@ -1,3 +1,4 @@
+import Inputs
 import Foundation
 import Host
 import Hummingbird
@@ -99,7 +100,7 @@ struct AppRoutes: Sendable {
             summary.evaluated += fixes.count
             for r in rejected { summary.reject(line: r.line, field: nil, reason: r.reason.description, kind: r.reason.rawValue) }
         }
-        let metrics = ServerMetrics()
+        let metrics = InputMetrics()
         for (kind, n) in summary.kinds { metrics.rejected(kind, count: n) }
         guard !summary.readNothing else {
             let first = summary.errors.first
@@ -132,7 +133,7 @@ struct AppRoutes: Sendable {
 
     /// Reads a body through `reader`, counting rejections like `/v1/fixes`.
     static func read<D: StreamingRecordDecoder>(_ request: Request, _ reader: inout IngestReader<D>) async throws -> IngestSummary {
-        let metrics = ServerMetrics()
+        let metrics = InputMetrics()
         do {
             let summary = try await reader.read(request.body)
             for (kind, n) in summary.kinds { metrics.rejected(kind, count: n) }

@@ -1,3 +1,4 @@
+import Inputs
 import Cluster
 import Host
 import Hummingbird

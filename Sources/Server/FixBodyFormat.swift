@@ -1,3 +1,4 @@
+import Inputs
 import Hummingbird
 import Ingest
 import TriggerEngine

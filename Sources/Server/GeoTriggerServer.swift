@@ -1,3 +1,4 @@
+import Inputs
 #if canImport(Glibc)
 import Glibc
 #endif

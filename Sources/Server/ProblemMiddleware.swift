@@ -1,4 +1,5 @@
 import Hummingbird
+import Inputs
 import Logging
 import NIOCore
 import NIOHTTP1
@@ -37,6 +38,8 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
     /// The problem for an error the client caused while its body was read, or nil for the server's own.
     static func clientProblem(_ error: any Error) -> Problem? {
         switch error {
+        case let e as IngestReadError:
+            return Problem(e)
         case let e as NIOTooManyBytesError:
             return e.maxBytes.map { Problem.tooLarge(limit: $0) }
                 ?? Problem(.contentTooLarge, title: "Body too large", detail: "the request body is larger than this server accepts")

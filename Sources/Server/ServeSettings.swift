@@ -1,3 +1,5 @@
+import Inputs
+import Endpoints
 import Cluster
 import JSON
 import Configuration
@@ -303,10 +305,10 @@ public enum ServeSettings {
             c.checkpointInputs = inputs
         }
         if let listen = string("listen") {
-            guard let (host, port) = splitHostPort(listen) else {
-                throw fail("listen", "expected HOST:PORT with a port 0…65535, got '\(listen)'")
+            guard let hp = HostPort(parsing: listen) else {
+                throw fail("listen", "expected HOST:PORT or [IPv6]:PORT with a port 0…65535, got '\(listen)'")
             }
-            (c.host, c.port) = (host, port)
+            (c.host, c.port) = (hp.host, hp.port)
         }
         c.sinks = try strings("sink").map { s throws(ServerConfigurationError) in
             let parsed: SinkConfiguration?

@@ -1,3 +1,5 @@
+import Inputs
+import Endpoints
 import Delivery
 import MQTT
 import NIOCore
@@ -129,21 +131,7 @@ public struct ServerConfiguration: Sendable {
     }
 
     static func resolve(_ host: String, port: Int, what: String) throws(ServerConfigurationError) -> SocketAddress {
-        do {
-            return try SocketAddress.makeAddressResolvingHost(host, port: port)
-        } catch {
-            throw ServerConfigurationError(reason: "\(what) \(host):\(port) cannot be resolved: \(error)")
-        }
-    }
-
-    /// Whether connections to `address` can only come from this machine: 127.0.0.0/8, ::1 or IPv4-mapped 127/8.
-    public static func isLoopback(_ address: SocketAddress) -> Bool {
-        guard let ip = address.ipAddress else { return false }
-        switch address {
-        case .v4: return ip.hasPrefix("127.")
-        case .v6: return ip == "::1" || ip.hasPrefix("::ffff:127.")
-        default: return false
-        }
+        do { return try NetworkAddress.resolve(host, port: port, what: what) } catch { throw ServerConfigurationError(reason: error.reason) }
     }
 
     /// The token, unless it is blank (white space only counts as none: nobody could send it).
@@ -158,7 +146,7 @@ public struct ServerConfiguration: Sendable {
             throw ServerConfigurationError(reason: "the bearer token is blank (white space only): nobody could send it")
         }
         let address = try listenAddress()
-        if !Self.isLoopback(address), effectiveToken == nil {
+        if !NetworkAddress.isLoopback(address), effectiveToken == nil {
             throw ServerConfigurationError(
                 reason: "listening on \(host) (\(address.ipAddress ?? "?"), not loopback) needs a bearer token: set GEOTRIGGER_TOKEN or --token-file")
         }
@@ -176,7 +164,7 @@ public struct ServerConfiguration: Sendable {
             // The stream inputs have no authentication of their own.
             if case .tcp(let host, let port, _) = input {
                 let address = try Self.resolve(host, port: port, what: "the TCP input")
-                if !Self.isLoopback(address) {
+                if !NetworkAddress.isLoopback(address) {
                     throw ServerConfigurationError(reason: "the TCP input \(input.name) must listen on a loopback address (\(host) is \(address.ipAddress ?? "?")): it has no authentication (forward it with ssh or stunnel)")
                 }
             }

@@ -2,13 +2,8 @@ import Metrics
 import TriggerEngine
 
 /// The HTTP side's metrics, emitted through the swift-metrics facade (the host counts fixes, notifications and the
-/// journal: `HostMetrics`).
+/// journal: `HostMetrics`; every input its rejections: `InputMetrics`).
 struct ServerMetrics: Sendable {
-    /// Rejected input by reason: engine reasons (`late`, `duplicate`, …) and decoder kinds alike.
-    func rejected(_ reason: String, count: Int = 1) {
-        Counter(label: "geotrigger_rejections_total", dimensions: [("reason", reason)]).increment(by: count)
-    }
-
     /// Requests answered with a 4xx problem (malformed HTTP or JSON, a body over the limit, cut off or too slow,
     /// an unknown route or request…), by status.
     func clientError(status: Int) {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Endpoints
 import Foundation
 import MQTT
 
@@ -23,11 +24,8 @@ struct MQTTBench: AsyncParsableCommand {
         defer { local?.stop() }
         let host: String, port: Int
         if let broker {
-            guard let colon = broker.lastIndex(of: ":"), let p = Int(broker[broker.index(after: colon)...]) else {
-                throw ValidationError("--broker must be HOST:PORT")
-            }
-            host = String(broker[..<colon])
-            port = p
+            guard let hp = HostPort(parsing: broker, ports: 1...65535) else { throw ValidationError("--broker must be HOST:PORT") }
+            (host, port) = (hp.host, hp.port)
         } else {
             let started = try LocalMosquitto.start()
             local = started

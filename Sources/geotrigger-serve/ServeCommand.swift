@@ -1,3 +1,4 @@
+import Inputs
 import ArgumentParser
 import BlueZDBus
 import BuildVersion

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import Testing
+import TestSupport
 
 /// The apps fleets run, posting as they post: OwnTracks in HTTP mode (`POST /v1/owntracks`, Basic credentials,
 /// X-Limit-U/D naming) and Traccar Client / OsmAnd (`GET`/`POST` at `/` and `/v1/osmand`: query, form, JSON), with

@@ -5,6 +5,7 @@ import Journal
 import Logging
 import Storage
 import Testing
+import TestSupport
 
 /// kill -9 at a random moment of an ingest stream, restart on the same file, resend the stream from the start:
 /// the notifications (deduplicated by deliveryId, since delivery is at least once) are exactly those of an

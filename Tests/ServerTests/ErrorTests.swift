@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdTesting
 import Server
 import Testing
+import TestSupport
 
 /// Every error is an `application/problem+json` document with a precise detail.
 @Suite struct ErrorTests {

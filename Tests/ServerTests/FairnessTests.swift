@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdTesting
 import Server
 import Testing
+import TestSupport
 
 /// Issue 43, case 6: one client cannot stall the service. Its connections are bounded per address, a request's
 /// notification content is bounded when it is registered, and a shutdown does not wait on a trickling body beyond

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import Testing
+import TestSupport
 
 /// `POST /v1/fixes` in every format the CLI reads (`?format=` or the Content-Type), each firing like NDJSON; a body
 /// of which nothing is accepted is a 422 with every record's reason, never a 200.

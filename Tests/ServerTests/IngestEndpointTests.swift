@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import Testing
+import TestSupport
 
 /// `/v1/fixes` and `/v1/sightings`: NDJSON or a JSON array, per-line errors, notifications to the sink, device state,
 /// metrics.

@@ -3,6 +3,7 @@ import HummingbirdTesting
 import NIOCore
 import NIOPosix
 import Testing
+import TestSupport
 
 /// `--input`: NDJSON fixes and sightings from standard input and from a TCP connection reach the engine and the
 /// sink; bad lines are logged with their line number and counted.

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import Testing
+import TestSupport
 
 /// `/v1/requests`: add, replace, batch, list with paging and filters, fetch, remove one, several, all; delivered.
 @Suite struct RequestEndpointTests {

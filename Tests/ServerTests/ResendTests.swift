@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import Testing
+import TestSupport
 
 /// Issue 45's first case: apps resend a message until they get a 2xx, so a message the server took once and whose
 /// answer was lost must be acknowledged when it comes again (counted as a duplicate, changing nothing). Only what

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import Testing
+import TestSupport
 
 /// A restart on the same file restores requests and device state and fires nothing twice.
 @Suite struct RestartTests {

@@ -132,7 +132,7 @@ import Testing
         #expect(await error(environment: ["GEOTRIGGER_MAX_BODY_BYTES": "lots"])
             .hasPrefix("environment GEOTRIGGER_MAX_BODY_BYTES: maxBodyBytes must be an integer"))
         let config = try file(#"{"listen": "nowhere"}"#)
-        #expect(await error(configFile: config) == "file \(config) key listen: expected HOST:PORT with a port 0…65535, got 'nowhere'")
+        #expect(await error(configFile: config) == "file \(config) key listen: expected HOST:PORT or [IPv6]:PORT with a port 0…65535, got 'nowhere'")
         #expect(await error(flags: ["clock": .string("lunar")]) == "flag --clock: unknown clock 'lunar': use wall or event")
         #expect(await error(flags: ["input": .strings(["udp:1"])]).hasPrefix("flag --input: unknown input udp:1"))
         #expect(await error(flags: ["input": .strings(["tcp:0.0.0.0:9000"])]).contains("must listen on a loopback address"))

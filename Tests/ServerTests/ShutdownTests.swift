@@ -1,6 +1,7 @@
 import Foundation
 import HummingbirdTesting
 import Testing
+import TestSupport
 
 /// SIGTERM in the middle of an ingest stream: the server refuses new input, lets the batch in flight commit,
 /// delivers the outbox, closes the database and exits 0; the sink then holds the notifications of every answered

@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdTesting
 import Server
 import Testing
+import TestSupport
 
 /// Identifiers and device ids are text: percent-decoded in paths, refused when not UTF-8 (never replaced), and a
 /// JSON body that names a key twice is refused rather than read one way here and another there.

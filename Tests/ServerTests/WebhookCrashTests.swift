@@ -1,6 +1,7 @@
 import Foundation
 import HummingbirdTesting
 import Testing
+import TestSupport
 
 /// kill -9 the service while the scheduler is down, restart it, bring the scheduler back: every fired
 /// notification arrives.

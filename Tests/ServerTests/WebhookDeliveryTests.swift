@@ -5,6 +5,7 @@ import HummingbirdTesting
 import Server
 import Synchronization
 import Testing
+import TestSupport
 
 /// Delivery to a real HTTP scheduler on loopback that refuses connections, answers 500, 429 and 400, answers too
 /// late, and goes away: every notification arrives, in order per device, each deliveryId acknowledged exactly once,

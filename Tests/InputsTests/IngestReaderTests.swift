@@ -1,9 +1,9 @@
-import Hummingbird
 import Ingest
+import Inputs
+import NIOCore
 import Testing
+import TestSupport
 import TriggerEngine
-
-@testable import Server
 
 /// How `IngestReader` cuts a body into committed batches: a request body's chunks are coalesced (one commit for a
 /// body of up to `maximumBatch` records), a stream's chunks are not (a stream may pause between lines).
@@ -27,7 +27,7 @@ import TriggerEngine
 
     static func read(_ body: AsyncStream<ByteBuffer>, coalesce: Bool) async throws -> (IngestSummary, [Int]) {
         let batches = Batches()
-        var reader = IngestReader(decoder: NDJSONFixDecoder(source: "test"), limit: .max) { fixes, lines async throws(Problem) in
+        var reader = IngestReader(decoder: NDJSONFixDecoder(source: "test"), limit: .max) { fixes, lines async throws in
             batches.sizes.append(fixes.count)
             batches.lines += lines
             // Each fix goes with its own line: the chunks' fixes carry their line (counted from 1) as their timestamp's offset.
@@ -130,7 +130,7 @@ import TriggerEngine
         }
         func run<D: StreamingRecordDecoder>(_ decoder: D) async throws -> (IngestSummary, [Int]) where D.Record == LocationFix {
             let batches = Batches()
-            var reader = IngestReader(decoder: decoder, limit: .max) { fixes, lines async throws(Problem) in
+            var reader = IngestReader(decoder: decoder, limit: .max) { fixes, lines async throws in
                 batches.lines += lines
                 return []
             }

@@ -9,11 +9,13 @@ import Glibc
 /// A line inside one chunk is handed over in place (found with `memchr`, nothing copied); only a line that spans
 /// chunks is gathered in a buffer kept across lines. (Appending byte by byte was ~9 % of `serve`'s samples under
 /// HTTP ingest.)
-struct LineFramer {
+public struct LineFramer {
     private var pending: [UInt8] = []
-    private(set) var lineNumber = 0
+    public private(set) var lineNumber = 0
 
-    mutating func feed(_ bytes: UnsafeRawBufferPointer, _ onLine: (Int, UnsafeRawBufferPointer) -> Void) {
+    public init() {}
+
+    public mutating func feed(_ bytes: UnsafeRawBufferPointer, _ onLine: (Int, UnsafeRawBufferPointer) -> Void) {
         guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
         var start = 0
         while start < bytes.count, let hit = memchr(base + start, 0x0A, bytes.count - start) {
@@ -33,7 +35,7 @@ struct LineFramer {
     }
 
     /// The last line when the body does not end with a newline.
-    mutating func finish(_ onLine: (Int, UnsafeRawBufferPointer) -> Void) {
+    public mutating func finish(_ onLine: (Int, UnsafeRawBufferPointer) -> Void) {
         guard !pending.isEmpty else { return }
         lineNumber += 1
         pending.append(UInt8(ascii: "\n"))

@@ -1,3 +1,4 @@
+import Endpoints
 import MQTT
 /// A stream of records read besides the HTTP API: NDJSON from `[fixes:|sightings:]stdin` or a TCP listener
 /// `[fixes:|sightings:]tcp:HOST:PORT` (fixes unless the prefix says sightings), or the fixes of a gpsd daemon,
@@ -13,7 +14,7 @@ public enum InputConfiguration: Sendable, Hashable {
     case mqtt(MQTTInputSpec)
 
     /// Parses the command-line form; a failure says what is wrong.
-    public static func parse(_ argument: String) -> Result<InputConfiguration, ServerConfigurationError> {
+    public static func parse(_ argument: String) -> Result<InputConfiguration, EndpointError> {
         var rest = Substring(argument)
         var records = Records.fixes
         for r in Records.allCases where rest.hasPrefix(r.rawValue + ":") {
@@ -38,16 +39,16 @@ public enum InputConfiguration: Sendable, Hashable {
                 device = String(setting.dropFirst(7))
                 address = String(address[..<q])
             }
-            guard records == .fixes, let (host, port) = splitHostPort(address), port > 0 else {
+            guard records == .fixes, let hp = HostPort(parsing: address, ports: 1...65535) else {
                 return .failure(.init(reason: "input \(argument): expected gpsd:HOST:PORT[?device=NAME] with a port 1…65535 (gpsd gives fixes)"))
             }
-            return .success(.gpsd(host: host, port: port, device: device))
+            return .success(.gpsd(host: hp.host, port: hp.port, device: device))
         }
         if rest.hasPrefix("tcp:") {
-            guard let (host, port) = splitHostPort(String(rest.dropFirst(4))) else {
+            guard let hp = HostPort(parsing: rest.dropFirst(4)) else {
                 return .failure(.init(reason: "input \(argument): expected tcp:HOST:PORT with a port 0…65535"))
             }
-            return .success(.tcp(host: host, port: port, records))
+            return .success(.tcp(host: hp.host, port: hp.port, records))
         }
         return .failure(.init(reason: "unknown input \(argument): use [fixes:|sightings:]stdin, [fixes:|sightings:]tcp:HOST:PORT, gpsd:HOST:PORT or mqtt://HOST:PORT/TOPIC-FILTER"))
     }
@@ -63,19 +64,9 @@ public enum InputConfiguration: Sendable, Hashable {
     public var name: String {
         switch self {
         case .stdin(let r): "\(r.rawValue):stdin"
-        case .tcp(let host, let port, let r): "\(r.rawValue):tcp:\(host):\(port)"
-        case .gpsd(let host, let port, _): "gpsd:\(host):\(port)"
+        case .tcp(let host, let port, let r): "\(r.rawValue):tcp:\(HostPort(host: host, port: port))"
+        case .gpsd(let host, let port, _): "gpsd:\(HostPort(host: host, port: port))"
         case .mqtt(let spec): spec.name
         }
     }
-}
-
-/// `HOST:PORT` or `[IPv6]:PORT`.
-public func splitHostPort(_ s: String) -> (String, Int)? {
-    guard let colon = s.lastIndex(of: ":"), let port = Int(s[s.index(after: colon)...]), (0...65535).contains(port) else {
-        return nil
-    }
-    var host = String(s[..<colon])
-    if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-    return host.isEmpty ? nil : (host, port)
 }

@@ -4,7 +4,6 @@ import Foundation
 import Host
 import Logging
 import Metrics
-import Server
 import ServiceLifecycle
 import TriggerEngine
 
@@ -12,7 +11,7 @@ import TriggerEngine
 /// evaluated as they are heard. The adapter is opened when this is made, so a missing adapter, bluetoothd or
 /// capability fails the start, not the running server. The scanner is not Sendable: after `init` only the scan
 /// thread touches it.
-final class BluetoothInput: Service, @unchecked Sendable {
+public final class BluetoothInput: Service, @unchecked Sendable {
     let adapter: String
     let observer: String
     let host: EngineHost
@@ -22,18 +21,18 @@ final class BluetoothInput: Service, @unchecked Sendable {
 
     /// The adapter opened and scanning, before the server exists: `serve` opens it before anything is created on
     /// disk, so a missing adapter, bluetoothd or capability stops the start with nothing left behind.
-    struct Opened: @unchecked Sendable {
+    public struct Opened: @unchecked Sendable {
         let adapter: String
         let scanner: any LiveBeaconScanner
         let backend: BluetoothBackend
     }
 
-    static func open(adapter: String, backend: BluetoothBackend, logger: Logger) throws -> Opened {
+    public static func open(adapter: String, backend: BluetoothBackend, logger: Logger) throws -> Opened {
         let opened = try backend.open(adapter: adapter, logger: logger, metricsDimensions: [("adapter", adapter)])
         return Opened(adapter: adapter, scanner: opened.scanner, backend: opened.backend)
     }
 
-    init(_ opened: Opened, host: EngineHost, logger: Logger) {
+    public init(_ opened: Opened, host: EngineHost, logger: Logger) {
         self.adapter = opened.adapter
         self.observer = "\(ProcessInfo.processInfo.hostName)/\(opened.adapter)"
         self.host = host
@@ -42,7 +41,7 @@ final class BluetoothInput: Service, @unchecked Sendable {
         self.backend = opened.backend
     }
 
-    func run() async throws {
+    public func run() async throws {
         let stop = HCIScanner.StopFlag()
         // Batches wait here while the engine is busy; past 64 the oldest are dropped rather than blocking the radio.
         // An empty batch is a listening tick: the scanner heard nothing more up to its time.

@@ -29,8 +29,8 @@ extension StreamInput {
                 try await channel.executeThenClose { inbound, outbound in
                     try await outbound.write(ByteBuffer(string: Self.gpsdWatch))
                     let host = host
-                    let reader = IngestReader(decoder: GpsdStreamDecoder(source: input.name, device: device), limit: .max) { fixes, lines async throws(Problem) in
-                        try await Problem.mapping { () async throws(HostError) in try await host.process(fixes: fixes, lines: lines) }
+                    let reader = IngestReader(decoder: GpsdStreamDecoder(source: input.name, device: device), limit: .max) { fixes, lines in
+                        try await host.process(fixes: fixes, lines: lines)
                     }
                     delivered = await read(inbound.cancelOnGracefulShutdown(), reader, source: input.name) > 0
                 }

@@ -1,4 +1,4 @@
-@testable import Server
+import Ingest
 import Testing
 
 /// Lines come out whole and numbered however the stream is cut into chunks: in place within a chunk, gathered

@@ -55,7 +55,7 @@ extension StreamInput {
             guard !fixes.isEmpty else { continue }
             do {
                 let rejected = try await host.process(fixes: fixes)
-                let metrics = ServerMetrics()
+                let metrics = InputMetrics()
                 for r in rejected {
                     metrics.rejected(r.reason.rawValue)
                     logger.warning("input record rejected", metadata: ["input": "\(name)", "message": "\(r.line)", "reason": "\(r.reason)"])
@@ -85,7 +85,7 @@ struct MQTTPayloadDecoder {
 
     mutating func fixes(of messages: [MQTTMessage]) -> [(line: Int, fix: LocationFix)] {
         var out: [(line: Int, fix: LocationFix)] = []
-        let metrics = ServerMetrics()
+        let metrics = InputMetrics()
         for m in messages {
             received += 1
             let number = received

@@ -1,3 +1,4 @@
+import Endpoints
 import Host
 import Ingest
 import Logging
@@ -11,14 +12,21 @@ import TriggerEngine
 /// through the same line framing and decoders as `POST /v1/fixes` and `/v1/sightings`, and each chunk read is a
 /// batch committed like an HTTP one. A bad line is logged with its line number and counted in
 /// `geotrigger_rejections_total`; it never stops the stream. Graceful shutdown stops reading.
-struct StreamInput: Service {
-    let input: InputConfiguration
-    let host: EngineHost
-    let logger: Logger
+public struct StreamInput: Service {
+    public let input: InputConfiguration
+    public let host: EngineHost
+    public let logger: Logger
     /// Receives the TCP listener's port once bound (useful with port 0).
-    var onListening: @Sendable (Int) async -> Void = { _ in }
+    public var onListening: @Sendable (Int) async -> Void = { _ in }
 
-    func run() async throws {
+    public init(input: InputConfiguration, host: EngineHost, logger: Logger, onListening: @escaping @Sendable (Int) async -> Void = { _ in }) {
+        self.input = input
+        self.host = host
+        self.logger = logger
+        self.onListening = onListening
+    }
+
+    public func run() async throws {
         switch input {
         case .stdin:
             await ingest(StandardInputChunks().cancelOnGracefulShutdown(), source: input.name)
@@ -33,9 +41,9 @@ struct StreamInput: Service {
 
     private func listen(host address: String, port: Int) async throws {
         // Resolved once: the loopback check is about the very address bound, not the name's text.
-        let resolved = try ServerConfiguration.resolve(address, port: port, what: "the TCP input")
-        guard ServerConfiguration.isLoopback(resolved) else {
-            throw ServerConfigurationError(reason: "the TCP input \(input.name) resolves to \(resolved), not a loopback address")
+        let resolved = try NetworkAddress.resolve(address, port: port, what: "the TCP input")
+        guard NetworkAddress.isLoopback(resolved) else {
+            throw EndpointError(reason: "the TCP input \(input.name) resolves to \(resolved), not a loopback address")
         }
         let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
@@ -71,13 +79,13 @@ struct StreamInput: Service {
         let host = host
         switch input.records {
         case .fixes:
-            let reader = IngestReader(decoder: NDJSONFixDecoder(source: source), limit: .max) { fixes, lines async throws(Problem) in
-                try await Problem.mapping { () async throws(HostError) in try await host.process(fixes: fixes, lines: lines) }
+            let reader = IngestReader(decoder: NDJSONFixDecoder(source: source), limit: .max) { fixes, lines in
+                try await host.process(fixes: fixes, lines: lines)
             }
             await read(chunks, reader, source: source)
         case .sightings:
-            let reader = IngestReader(decoder: NDJSONSightingDecoder(source: source), limit: .max) { sightings, lines async throws(Problem) in
-                try await Problem.mapping { () async throws(HostError) in try await host.process(sightings: sightings, lines: lines) }
+            let reader = IngestReader(decoder: NDJSONSightingDecoder(source: source), limit: .max) { sightings, lines in
+                try await host.process(sightings: sightings, lines: lines)
             }
             await read(chunks, reader, source: source)
         }
@@ -90,7 +98,7 @@ struct StreamInput: Service {
     ) async -> Int where Chunks.Element == ByteBuffer {
         var reader = reader
         let logger = logger
-        let metrics = ServerMetrics()
+        let metrics = InputMetrics()
         reader.onReject = { entry, kind in
             metrics.rejected(kind)
             logger.warning("input record rejected", metadata: [
@@ -102,8 +110,10 @@ struct StreamInput: Service {
             let summary = try await reader.read(chunks)
             logger.notice("input ended", metadata: ["input": "\(source)", "accepted": "\(summary.accepted)", "rejected": "\(summary.rejected)"])
             return summary.accepted
-        } catch let problem as Problem {
-            logger.warning("input stopped", metadata: ["input": "\(source)", "reason": "\(problem.detail)"])
+        } catch let error as HostError {
+            logger.warning("input stopped", metadata: ["input": "\(source)", "reason": "\(error)"])
+        } catch let error as IngestReadError {
+            logger.warning("input stopped", metadata: ["input": "\(source)", "reason": "\(error)"])
         } catch {
             logger.warning("input failed", metadata: ["input": "\(source)", "error": "\(error)"])
         }

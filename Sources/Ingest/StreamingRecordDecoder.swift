@@ -1,8 +1,7 @@
-import Ingest
 import TriggerEngine
 
 /// The fix and sighting decoders seen alike, so one body reader serves every ingest endpoint and format.
-protocol StreamingRecordDecoder {
+public protocol StreamingRecordDecoder {
     associatedtype Record: Sendable
     mutating func decode(_ chunk: UnsafeRawBufferPointer, onRecord: (Record) -> Void, onError: (IngestError) -> Void)
     mutating func finish(onRecord: (Record) -> Void, onError: (IngestError) -> Void)
@@ -16,54 +15,54 @@ protocol StreamingRecordDecoder {
 }
 
 extension StreamingRecordDecoder {
-    static var numbersLines: Bool { false }
-    mutating func decodeNumbered(_ chunk: UnsafeRawBufferPointer, onRecord: (Record, Int) -> Void, onError: (IngestError) -> Void) {
+    public static var numbersLines: Bool { false }
+    public mutating func decodeNumbered(_ chunk: UnsafeRawBufferPointer, onRecord: (Record, Int) -> Void, onError: (IngestError) -> Void) {
         preconditionFailure("\(Self.self) does not number lines: feed it whole lines")
     }
-    mutating func finishNumbered(onRecord: (Record, Int) -> Void, onError: (IngestError) -> Void) {
+    public mutating func finishNumbered(onRecord: (Record, Int) -> Void, onError: (IngestError) -> Void) {
         preconditionFailure("\(Self.self) does not number lines: feed it whole lines")
     }
 }
 
 /// Every trace format the CLI reads (`POST /v1/fixes?format=`).
 extension TraceDecoder: StreamingRecordDecoder {
-    mutating func decode(_ chunk: UnsafeRawBufferPointer, onRecord: (LocationFix) -> Void, onError: (IngestError) -> Void) {
+    public mutating func decode(_ chunk: UnsafeRawBufferPointer, onRecord: (LocationFix) -> Void, onError: (IngestError) -> Void) {
         decode(chunk, onFix: onRecord, onError: onError)
     }
 
-    mutating func finish(onRecord: (LocationFix) -> Void, onError: (IngestError) -> Void) {
+    public mutating func finish(onRecord: (LocationFix) -> Void, onError: (IngestError) -> Void) {
         finish(onFix: onRecord, onError: onError)
     }
 }
 
 extension NDJSONFixDecoder: StreamingRecordDecoder {
-    mutating func decode(_ chunk: UnsafeRawBufferPointer, onRecord: (LocationFix) -> Void, onError: (IngestError) -> Void) {
+    public mutating func decode(_ chunk: UnsafeRawBufferPointer, onRecord: (LocationFix) -> Void, onError: (IngestError) -> Void) {
         decode(chunk, onFix: onRecord, onError: onError)
     }
 
-    mutating func finish(onRecord: (LocationFix) -> Void, onError: (IngestError) -> Void) {
+    public mutating func finish(onRecord: (LocationFix) -> Void, onError: (IngestError) -> Void) {
         finish(onFix: onRecord, onError: onError)
     }
 
-    static var numbersLines: Bool { true }
+    public static var numbersLines: Bool { true }
 
-    mutating func decodeNumbered(_ chunk: UnsafeRawBufferPointer, onRecord: (LocationFix, Int) -> Void, onError: (IngestError) -> Void) {
+    public mutating func decodeNumbered(_ chunk: UnsafeRawBufferPointer, onRecord: (LocationFix, Int) -> Void, onError: (IngestError) -> Void) {
         decode(chunk, onNumberedFix: onRecord, onError: onError)
     }
 
-    mutating func finishNumbered(onRecord: (LocationFix, Int) -> Void, onError: (IngestError) -> Void) {
+    public mutating func finishNumbered(onRecord: (LocationFix, Int) -> Void, onError: (IngestError) -> Void) {
         finish(onNumberedFix: onRecord, onError: onError)
     }
 }
 
 extension NDJSONSightingDecoder: StreamingRecordDecoder {
-    mutating func decode(_ chunk: UnsafeRawBufferPointer, onRecord: (BeaconSighting) -> Void, onError: (IngestError) -> Void) {
+    public mutating func decode(_ chunk: UnsafeRawBufferPointer, onRecord: (BeaconSighting) -> Void, onError: (IngestError) -> Void) {
         decode(chunk, onSighting: onRecord, onError: onError)
     }
 
-    mutating func finish(onRecord: (BeaconSighting) -> Void, onError: (IngestError) -> Void) {
+    public mutating func finish(onRecord: (BeaconSighting) -> Void, onError: (IngestError) -> Void) {
         finish(onSighting: onRecord, onError: onError)
     }
 
-    var warnings: [IngestWarning] { [] }
+    public var warnings: [IngestWarning] { [] }
 }
