@@ -6,7 +6,7 @@ import Storage
 /// failing sink holds up no other), and keeps the back-pressure reading fresh. Runs as a service beside the HTTP
 /// server; on graceful shutdown it stops taking new batches and returns once those in flight are settled.
 public final class OutboxDispatcher: Service, Sendable {
-    let store: Store
+    let store: any StateStore
     public let outbox: JournalOutbox
     let workers: [SinkWorker]
     let signal: OutboxSignal
@@ -16,7 +16,7 @@ public final class OutboxDispatcher: Service, Sendable {
     let refreshInterval: Duration
 
     /// - Parameter outbox: the host's outbox, made for exactly these sinks' names.
-    public init(store: Store, outbox: JournalOutbox, sinks: [ConfiguredSink], signal: OutboxSignal,
+    public init(store: any StateStore, outbox: JournalOutbox, sinks: [ConfiguredSink], signal: OutboxSignal,
                 configuration: DeliveryConfiguration, logger: Logger, refreshInterval: Duration = .seconds(1)) {
         precondition(outbox.sinks == sinks.map(\.sink.name), "the outbox was made for other sinks")
         self.store = store

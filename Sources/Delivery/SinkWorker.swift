@@ -13,7 +13,7 @@ import TriggerEngine
 actor SinkWorker {
     let configured: ConfiguredSink
     var sink: any NotificationSink { configured.sink }
-    let store: Store
+    let store: any StateStore
     let outbox: JournalOutbox
     let retry: RetryPolicy
     let window: Int
@@ -47,7 +47,7 @@ actor SinkWorker {
     private let wakeups: AsyncStream<Void>
     private let continuation: AsyncStream<Void>.Continuation
 
-    init(configured: ConfiguredSink, store: Store, outbox: JournalOutbox, retry: RetryPolicy, window: Int,
+    init(configured: ConfiguredSink, store: any StateStore, outbox: JournalOutbox, retry: RetryPolicy, window: Int,
          pressure: OutboxPressure, replayRequests: @escaping @Sendable () -> Int, logger: Logger) {
         self.configured = configured
         self.replayRequests = replayRequests
@@ -404,20 +404,14 @@ actor SinkWorker {
     /// One transaction for many outcomes, off the actor so lanes can queue more meanwhile: the dead letters and
     /// the sink's new cursor.
     private nonisolated static func store(_ outcomes: [(batch: [OutboxEntry], dead: (status: Int?, response: String)?, attempts: Int)],
-                                          cursor: Int64, sink: String, in store: Store) async -> Result<Void, any Error> {
-        let now = Timestamp.wallClock()
+                                          cursor: Int64, sink: String, in store: any StateStore) async -> Result<Void, any Error> {
+        var refused: [RefusedEntry] = []
+        for o in outcomes {
+            guard let dead = o.dead else { continue }
+            for e in o.batch { refused.append(RefusedEntry(entry: e, status: dead.status, response: dead.response, attempts: o.attempts)) }
+        }
         do {
-            try await store.asyncWrite { db in
-                for o in outcomes {
-                    if let dead = o.dead {
-                        for e in o.batch {
-                            try DeadLetterRepository().add(sink: sink, entry: e, status: dead.status, response: dead.response,
-                                                           attempts: o.attempts, at: now, in: db)
-                        }
-                    }
-                }
-                try OutboxRepository().acknowledge(sink: sink, through: cursor, in: db)
-            }
+            try await store.settle(sink: sink, through: cursor, refused: refused, at: .wallClock())
             return .success(())
         } catch {
             return .failure(error)
@@ -443,7 +437,7 @@ actor SinkWorker {
         defer { replaying = false }
         let name = sink.name
         let page = 16
-        guard let letters = try? store.read({ db in try DeadLetterRepository().replayRequested(sink: name, limit: page, in: db) })
+        guard let letters = try? store.deadLettersToReplay(sink: name, limit: page)
         else { replaysMayWait = true; return }
         guard !letters.isEmpty else { return }
         if letters.count == page { replaysMayWait = true }
@@ -452,7 +446,7 @@ actor SinkWorker {
             entry.enqueuedAt = nil
             do {
                 try await sink.deliver([entry])
-                try? await store.asyncWrite { db in try DeadLetterRepository().delete(id: letter.id, in: db) }
+                try? await store.deleteDeadLetter(id: letter.id)
                 metrics.replays.increment()
                 metrics.deliveries.increment()
                 replayAttempts = 0
@@ -460,7 +454,7 @@ actor SinkWorker {
             } catch {
                 let outcome = FailedDelivery(error, batchCount: 1)
                 if outcome.delivered > 0 {
-                    try? await store.asyncWrite { db in try DeadLetterRepository().delete(id: letter.id, in: db) }
+                    try? await store.deleteDeadLetter(id: letter.id)
                     metrics.replays.increment()
                     metrics.deliveries.increment()
                     continue
@@ -476,10 +470,7 @@ actor SinkWorker {
                     return
                 case .refuse(let reason, let status, let response):
                     metrics.permanentFailures.increment()
-                    try? await store.asyncWrite { db in
-                        try DeadLetterRepository().refusedAgain(id: letter.id, status: status, response: response,
-                                                                at: .wallClock(), in: db)
-                    }
+                    try? await store.deadLetterRefusedAgain(id: letter.id, status: status, response: response, at: .wallClock())
                     logger.error("dead letter refused again", metadata: ["id": "\(letter.id)", "reason": "\(reason)"])
                 }
             }

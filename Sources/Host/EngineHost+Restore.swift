@@ -47,7 +47,7 @@ extension EngineHost {
 
     /// Restart: the newest valid checkpoint, then every journal record after it applied in order through the same
     /// path as live input. Notifications some sink has not settled are read again into the outbox.
-    static func restore(store: Store, log: any HostLog, configuration: TriggerEngine.Configuration, recover: Bool,
+    static func restore(store: any StateStore, log: any HostLog, configuration: TriggerEngine.Configuration, recover: Bool,
                         feeder: OutboxFeeder, logger: Logger) throws -> Restored {
         let started = ContinuousClock.now
         var report = RestoreReport()
@@ -86,7 +86,7 @@ extension EngineHost {
             // Upgraded in place: the state is in the SQLite tables of the per-batch version. Read it once; the
             // first checkpoint (taken right after start) then holds it.
             let legacy = try store.restore(into: state.engine, decoder: state.decoder)
-            let listing = try store.legacyListing()
+            let listing = try store.listing()
             for r in listing.requests { state.requestJSON[r.identifier] = r.json }
             for d in listing.delivered { state.deliveredJSON[d.identifier] = d.json }
             report.requests = legacy.requests

@@ -19,7 +19,7 @@ import TriggerEngine
 /// changes (and `/readyz` says so) until a restart replays what is durable.
 public actor EngineHost {
     let state: HostState
-    public nonisolated let store: Store
+    public nonisolated let store: any StateStore
     public nonisolated let log: any HostLog
     public nonisolated let feeder: OutboxFeeder
     public nonisolated let outbox: JournalOutbox
@@ -57,7 +57,7 @@ public actor EngineHost {
     /// Restores the engine from the newest checkpoint and the journal after it (see `EngineHost+Restore`).
     /// - Parameter sinks: the names of the configured sinks, whose stored cursors say from where the outbox must
     ///   be read again; with none, notifications are journaled and held for no one.
-    public init(store: Store, log: any HostLog, configuration: TriggerEngine.Configuration, sinks: [String] = [],
+    public init(store: any StateStore, log: any HostLog, configuration: TriggerEngine.Configuration, sinks: [String] = [],
                 recover: Bool = false, feedBacklogLimit: Int = 200_000, logger: Logger) throws {
         self.feedBacklogLimit = feedBacklogLimit
         let signal = OutboxSignal()

@@ -29,7 +29,7 @@ final class HostState {
         var removed: [String] = []
         var removedAll = false
         /// Requests that fired and left the pending set.
-        var delivered: [DeliveredRepository.Entry] = []
+        var delivered: [DeliveredEntry] = []
         /// The engine refused a request part-way (the ones before it are kept).
         var requestError: RequestError?
     }
@@ -125,13 +125,13 @@ final class HostState {
     }
 
     /// The listing as the engine has it now.
-    var listing: (requests: [StoredRequest], delivered: [DeliveredRepository.Entry]) {
+    var listing: (requests: [StoredRequest], delivered: [DeliveredEntry]) {
         let requests = engine.pendingRequestStates.compactMap { r, s in
             requestJSON[r.identifier].map { StoredRequest(identifier: r.identifier, json: $0, state: s) }
         }
         let delivered = engine.delivered.compactMap { d in
             deliveredJSON[d.request.identifier].map {
-                DeliveredRepository.Entry(identifier: d.request.identifier, json: $0, device: d.device, deliveredAt: d.deliveredAt)
+                DeliveredEntry(identifier: d.request.identifier, json: $0, device: d.device, deliveredAt: d.deliveredAt)
             }
         }
         return (requests, delivered)

@@ -11,7 +11,7 @@ import TriggerEngine
 /// concurrent with writes); everything that changes state goes through the engine host.
 struct APIRoutes: Sendable {
     let host: EngineHost
-    let store: Store
+    let store: any StateStore
     let limit: Int
     let pressure: OutboxPressure
     let metricsText: (@Sendable () -> [UInt8])?
@@ -133,9 +133,7 @@ struct APIRoutes: Sendable {
         }
         let cursor = q.get("cursor").map { String($0) }
         let region = q.get("region").map { String($0) }, device = q.get("device").map { String($0) }
-        let page = try store.read { db in
-            try RequestRepository().page(after: cursor, offset: offset, limit: pageSize, region: region, device: device, in: db)
-        }
+        let page = try store.requestsPage(after: cursor, offset: offset, limit: pageSize, region: region, device: device)
         var text = #"{"requests":["# + page.map(\.json).joined(separator: ",") + "]"
         if page.count == pageSize, let last = page.last {
             var w = JSONWriter()
@@ -146,12 +144,12 @@ struct APIRoutes: Sendable {
     }
 
     private func get(_ id: String) throws -> Response {
-        guard let r = try store.read({ db in try RequestRepository().find(id, in: db) }) else { throw Self.noRequest(id) }
+        guard let r = try store.request(id) else { throw Self.noRequest(id) }
         return Self.json(r.json)
     }
 
     private func delivered() throws -> Response {
-        let entries = try store.read { db in try DeliveredRepository().all(in: db) }
+        let entries = try store.deliveredRequests()
         var parts: [String] = []
         for e in entries {
             var w = JSONWriter()

@@ -59,9 +59,9 @@ public struct GeoTriggerServer: Sendable {
         }
         // Sinks before the database: a sink that cannot be opened stops the start before the database exists.
         let sinks = try configuration.sinks.map { sink throws(DeliveryFailure) in try sink.makeSink(configuration.delivery) }
-        let store: Store
+        let store: SQLiteStore
         do {
-            store = try Store(path: configuration.databasePath, logger: logger)
+            store = try SQLiteStore(path: configuration.databasePath, logger: logger)
         } catch {
             throw ServerConfigurationError(reason: "cannot open the database \(configuration.databasePath): \(Self.folderProblem(configuration.databasePath) ?? "\(error)")")
         }

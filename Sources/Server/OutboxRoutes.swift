@@ -8,7 +8,7 @@ import TriggerEngine
 /// `GET /v1/outbox` (depth per sink, oldest age, bounds, notifications awaiting their journal fsync, dead letters) and
 /// `POST /v1/outbox/dead-letters/{id}/replay` (deliver a dead letter to its sink once more).
 struct OutboxRoutes: Sendable {
-    let store: Store
+    let store: any StateStore
     let dispatcher: OutboxDispatcher
     let signal: OutboxSignal
     /// Notifications journaled and not yet durable: they enter the outbox (and every sink's depth) once fsync'd.
@@ -44,9 +44,8 @@ struct OutboxRoutes: Sendable {
         let pressure = dispatcher.pressure
         let names = dispatcher.sinkNames
         let outbox = dispatcher.outbox
-        let (dead, letters) = try store.read { db in
-            (try names.map { try DeadLetterRepository().count(sink: $0, in: db) }, try DeadLetterRepository().all(limit: limit, in: db))
-        }
+        let dead = try names.map { try store.deadLetterCount(sink: $0) }
+        let letters = try store.deadLetters(sink: nil, limit: limit)
         let extent = outbox.extent
         let sinks = zip(names, dead).map { name, dead in
             (name: name, cursor: outbox.cursor(of: name), depth: outbox.depth(of: name), oldest: outbox.oldestUnsettled(of: name), dead: dead)
@@ -100,14 +99,14 @@ struct OutboxRoutes: Sendable {
     }
 
     private func replay(_ id: Int64) throws -> Response {
-        guard let letter = try store.read({ db in try DeadLetterRepository().find(id: id, in: db) }) else {
+        guard let letter = try store.deadLetter(id: id) else {
             throw Problem(.notFound, title: "Unknown dead letter", detail: "no dead letter with id \(id)")
         }
         guard dispatcher.sinkNames.contains(letter.sink) else {
             throw Problem(.conflict, title: "Sink not configured",
                           detail: "dead letter \(id) belongs to sink '\(letter.sink)', which this server does not deliver to")
         }
-        _ = try store.write { db in try DeadLetterRepository().requestReplay(id: id, at: .wallClock(), in: db) }
+        _ = try store.requestReplay(ofDeadLetter: id, at: .wallClock())
         signal.requestReplays()
         var w = JSONWriter()
         w.beginObject()

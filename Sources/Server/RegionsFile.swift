@@ -94,9 +94,7 @@ public struct RegionsFile: Sendable {
     /// Brings the host's requests in line with `entries`, read before by `read()`.
     @discardableResult
     public func apply(_ entries: [Entry], to host: EngineHost, logger: Logger) async throws -> Summary {
-        let (pending, delivered) = try host.store.read { db in
-            (try RequestRepository().all(in: db), try DeliveredRepository().all(in: db))
-        }
+        let (pending, delivered) = try host.store.listing()
         var held: [String: String] = [:]
         for d in delivered { held[d.identifier] = d.json }
         for r in pending { held[r.identifier] = r.json }

@@ -3,25 +3,12 @@ import TriggerEngine
 
 /// The `dead_letters` table: entries a sink refused for good (a 4xx other than 408 and 429, say), with its answer.
 /// A dead letter counts as settled for its sink; a replay request makes the sink try it once more.
-public struct DeadLetterRepository: Sendable {
-    public struct Letter: Sendable, Hashable {
-        public var id: Int64
-        public var sink: String
-        public var entry: OutboxEntry
-        /// The HTTP status, when the sink speaks HTTP.
-        public var status: Int?
-        /// The start of the sink's answer (or the error), for whoever investigates.
-        public var response: String
-        public var failedAt: Timestamp
-        public var attempts: Int
-        public var replayRequestedAt: Timestamp?
-    }
-
-    public init() {}
+struct DeadLetterRepository: Sendable {
+    init() {}
 
     /// Stores the entry as refused by the sink and settles it for that sink, in the caller's transaction.
     @discardableResult
-    public func add(sink: String, entry: OutboxEntry, status: Int?, response: String, attempts: Int, at time: Timestamp,
+    func add(sink: String, entry: OutboxEntry, status: Int?, response: String, attempts: Int, at time: Timestamp,
                     in db: Database) throws -> Int64 {
         try db.execute(
             sql: """
@@ -34,12 +21,12 @@ public struct DeadLetterRepository: Sendable {
         return db.lastInsertedRowID
     }
 
-    public func find(id: Int64, in db: Database) throws -> Letter? {
+    func find(id: Int64, in db: Database) throws -> DeadLetter? {
         try Row.fetchOne(db, sql: "SELECT * FROM dead_letters WHERE id = ?", arguments: [id]).map(Self.letter)
     }
 
     /// Newest first.
-    public func all(sink: String? = nil, limit: Int, in db: Database) throws -> [Letter] {
+    func all(sink: String? = nil, limit: Int, in db: Database) throws -> [DeadLetter] {
         if let sink {
             return try Row.fetchAll(db, sql: "SELECT * FROM dead_letters WHERE sink = ? ORDER BY id DESC LIMIT ?",
                                     arguments: [sink, limit]).map(Self.letter)
@@ -47,18 +34,18 @@ public struct DeadLetterRepository: Sendable {
         return try Row.fetchAll(db, sql: "SELECT * FROM dead_letters ORDER BY id DESC LIMIT ?", arguments: [limit]).map(Self.letter)
     }
 
-    public func count(sink: String, in db: Database) throws -> Int {
+    func count(sink: String, in db: Database) throws -> Int {
         try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM dead_letters WHERE sink = ?", arguments: [sink]) ?? 0
     }
 
     /// Marks the letter for another delivery attempt; false if there is no such letter.
-    public func requestReplay(id: Int64, at time: Timestamp, in db: Database) throws -> Bool {
+    func requestReplay(id: Int64, at time: Timestamp, in db: Database) throws -> Bool {
         try db.execute(sql: "UPDATE dead_letters SET replay_requested_at = ? WHERE id = ?", arguments: [time.microseconds, id])
         return db.changesCount > 0
     }
 
     /// The sink's letters waiting for a replay, oldest request first.
-    public func replayRequested(sink: String, limit: Int, in db: Database) throws -> [Letter] {
+    func replayRequested(sink: String, limit: Int, in db: Database) throws -> [DeadLetter] {
         try Row.fetchAll(
             db,
             sql: """
@@ -69,12 +56,12 @@ public struct DeadLetterRepository: Sendable {
     }
 
     /// A replay the sink acknowledged: the letter is delivered and goes.
-    public func delete(id: Int64, in db: Database) throws {
+    func delete(id: Int64, in db: Database) throws {
         try db.execute(sql: "DELETE FROM dead_letters WHERE id = ?", arguments: [id])
     }
 
     /// A replay the sink refused again: its new answer, and no further replay until asked.
-    public func refusedAgain(id: Int64, status: Int?, response: String, at time: Timestamp, in db: Database) throws {
+    func refusedAgain(id: Int64, status: Int?, response: String, at time: Timestamp, in db: Database) throws {
         try db.execute(
             sql: """
                 UPDATE dead_letters SET status = ?, response = ?, failed_at = ?, attempts = attempts + 1,
@@ -83,13 +70,13 @@ public struct DeadLetterRepository: Sendable {
             arguments: [status, response, time.microseconds, id])
     }
 
-    static func letter(_ row: Row) -> Letter {
+    static func letter(_ row: Row) -> DeadLetter {
         let enqueued: Int64 = row["enqueued_at"], failed: Int64 = row["failed_at"]
         let replay: Int64? = row["replay_requested_at"]
         let entry = OutboxEntry(sequence: row["sequence"], deliveryId: row["delivery_id"], identifier: "",
                                 device: row["device"], json: row["json"], createdAt: Timestamp(microseconds: enqueued),
                                 enqueuedAt: Timestamp(microseconds: enqueued))
-        return Letter(id: row["id"], sink: row["sink"], entry: entry, status: row["status"], response: row["response"],
+        return DeadLetter(id: row["id"], sink: row["sink"], entry: entry, status: row["status"], response: row["response"],
                       failedAt: Timestamp(microseconds: failed), attempts: row["attempts"],
                       replayRequestedAt: replay.map(Timestamp.init(microseconds:)))
     }

@@ -4,11 +4,11 @@ import TriggerEngine
 /// The `devices` and `pair_states` tables of the version before the journal: a service upgraded in place restores
 /// from them once (`Store.restore`), then its checkpoints hold the state. `save` writes such a file (the upgrade
 /// tests).
-public struct DeviceStateRepository: Sendable {
-    public init() {}
+struct DeviceStateRepository: Sendable {
+    init() {}
 
     /// Replaces the device's row and all its pair rows, keeping the pairs' order.
-    public func save(_ s: DeviceSnapshot, in db: Database) throws {
+    func save(_ s: DeviceSnapshot, in db: Database) throws {
         try db.execute(sql: "DELETE FROM pair_states WHERE device = ?", arguments: [s.device])
         try db.execute(
             sql: """
@@ -24,23 +24,23 @@ public struct DeviceStateRepository: Sendable {
     }
 
     /// Forgets a device (the engine expired it).
-    public func delete(device: String, in db: Database) throws {
+    func delete(device: String, in db: Database) throws {
         try db.cachedStatement(sql: "DELETE FROM pair_states WHERE device = ?").execute(arguments: [device])
         try db.cachedStatement(sql: "DELETE FROM devices WHERE device = ?").execute(arguments: [device])
     }
 
-    public func find(_ device: String, in db: Database) throws -> DeviceSnapshot? {
+    func find(_ device: String, in db: Database) throws -> DeviceSnapshot? {
         guard let row = try Row.fetchOne(db, sql: "SELECT * FROM devices WHERE device = ?", arguments: [device]) else {
             return nil
         }
         return try snapshot(row, in: db)
     }
 
-    public func all(in db: Database) throws -> [DeviceSnapshot] {
+    func all(in db: Database) throws -> [DeviceSnapshot] {
         try Row.fetchAll(db, sql: "SELECT * FROM devices ORDER BY device").map { try snapshot($0, in: db) }
     }
 
-    public func count(in db: Database) throws -> Int {
+    func count(in db: Database) throws -> Int {
         try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM devices") ?? 0
     }
 

@@ -2,10 +2,10 @@ import GRDB
 import TriggerEngine
 
 /// The `engine_meta` table: the engine's counters, written with every change so they never run back.
-public struct EngineMetaRepository: Sendable {
-    public init() {}
+struct EngineMetaRepository: Sendable {
+    init() {}
 
-    public func save(_ c: TriggerEngine.Counters, in db: Database) throws {
+    func save(_ c: TriggerEngine.Counters, in db: Database) throws {
         // Cached: every batch runs it.
         let statement = try db.cachedStatement(sql: "INSERT OR REPLACE INTO engine_meta (key, value) VALUES (?, ?)")
         for (key, value) in [("generation", String(c.generation)), ("revisionCounter", String(c.revisionCounter)),
@@ -15,7 +15,7 @@ public struct EngineMetaRepository: Sendable {
     }
 
     /// The stored counters, or nil on a new file.
-    public func load(in db: Database) throws -> TriggerEngine.Counters? {
+    func load(in db: Database) throws -> TriggerEngine.Counters? {
         var values: [String: String] = [:]
         for row in try Row.fetchAll(db, sql: "SELECT key, value FROM engine_meta") { values[row["key"]] = row["value"] }
         guard let g = values["generation"].flatMap({ UInt64($0) }), let r = values["revisionCounter"].flatMap({ UInt64($0) }),

@@ -6,11 +6,11 @@ import TriggerEngine
 ///
 /// Also the `outbox` table of the versions that copied every notification into SQLite: its rows are read once at
 /// start and delivered before the journal's, then the table is emptied.
-public struct OutboxRepository: Sendable {
-    public init() {}
+struct OutboxRepository: Sendable {
+    init() {}
 
     /// Every stored cursor, by sink name.
-    public func cursors(in db: Database) throws -> [String: Int64] {
+    func cursors(in db: Database) throws -> [String: Int64] {
         var out: [String: Int64] = [:]
         for row in try Row.fetchAll(db, sql: "SELECT sink, sequence FROM sink_cursors") {
             out[row["sink"]] = row["sequence"]
@@ -19,12 +19,12 @@ public struct OutboxRepository: Sendable {
     }
 
     /// The last sequence up to which the sink has settled everything (0: none stored).
-    public func cursor(sink: String, in db: Database) throws -> Int64 {
+    func cursor(sink: String, in db: Database) throws -> Int64 {
         try Int64.fetchOne(db, sql: "SELECT sequence FROM sink_cursors WHERE sink = ?", arguments: [sink]) ?? 0
     }
 
     /// Settles everything up to `sequence` for the sink. Never moves back.
-    public func acknowledge(sink: String, through sequence: Int64, in db: Database) throws {
+    func acknowledge(sink: String, through sequence: Int64, in db: Database) throws {
         try db.cachedStatement(sql: """
             INSERT INTO sink_cursors (sink, sequence) VALUES (?, ?)
             ON CONFLICT(sink) DO UPDATE SET sequence = max(sequence, excluded.sequence)
@@ -36,7 +36,7 @@ public struct OutboxRepository: Sendable {
     /// Appends a fired notification to the legacy table (how versions before the journal stored it; kept for the
     /// upgrade tests and for damaging a file in tests). A `deliveryId` already present is ignored.
     @discardableResult
-    public func append(_ n: FiredNotification, in db: Database) throws -> Bool {
+    func append(_ n: FiredNotification, in db: Database) throws -> Bool {
         try db.cachedStatement(
             sql: """
                 INSERT OR IGNORE INTO outbox (delivery_id, identifier, device, json, created_at, enqueued_at)
@@ -48,7 +48,7 @@ public struct OutboxRepository: Sendable {
     }
 
     /// Rows of the legacy table after `sequence`, oldest first.
-    public func entries(after sequence: Int64, limit: Int, in db: Database) throws -> [OutboxEntry] {
+    func entries(after sequence: Int64, limit: Int, in db: Database) throws -> [OutboxEntry] {
         try Row.fetchAll(db, sql: "SELECT * FROM outbox WHERE sequence > ? ORDER BY sequence LIMIT ?",
                          arguments: [sequence, limit]).map(Self.entry)
     }
@@ -61,12 +61,12 @@ public struct OutboxRepository: Sendable {
                            enqueuedAt: enqueued.map(Timestamp.init(microseconds:)))
     }
 
-    public func count(in db: Database) throws -> Int {
+    func count(in db: Database) throws -> Int {
         try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM outbox") ?? 0
     }
 
     /// Empties the legacy table once every sink has settled its rows.
-    public func deleteLegacy(in db: Database) throws {
+    func deleteLegacy(in db: Database) throws {
         try db.execute(sql: "DELETE FROM outbox")
         try db.execute(sql: "DELETE FROM sink_acks")
     }

@@ -2,11 +2,11 @@ import GRDB
 import TriggerEngine
 
 /// The `requests` table: pending notification requests.
-public struct RequestRepository: Sendable {
-    public init() {}
+struct RequestRepository: Sendable {
+    init() {}
 
     /// Inserts or replaces a request. A replaced request's pair states belong to its old revision: they go too.
-    public func save(_ r: StoredRequest, in db: Database) throws {
+    func save(_ r: StoredRequest, in db: Database) throws {
         try db.execute(
             sql: """
                 INSERT INTO requests (identifier, json, revision, firings, added_generation, added_at)
@@ -21,14 +21,14 @@ public struct RequestRepository: Sendable {
     }
 
     /// Records a request's firing count after a batch that fired it.
-    public func updateFirings(identifier: String, firings: UInt64, in db: Database) throws {
+    func updateFirings(identifier: String, firings: UInt64, in db: Database) throws {
         try db.cachedStatement(sql: "UPDATE requests SET firings = ? WHERE identifier = ?")
             .execute(arguments: [Int64(bitPattern: firings), identifier])
     }
 
     /// Deletes requests and their pair states; returns the identifiers that existed.
     @discardableResult
-    public func delete(identifiers: [String], in db: Database) throws -> [String] {
+    func delete(identifiers: [String], in db: Database) throws -> [String] {
         var removed: [String] = []
         for id in identifiers {
             try db.execute(sql: "DELETE FROM requests WHERE identifier = ?", arguments: [id])
@@ -38,19 +38,19 @@ public struct RequestRepository: Sendable {
         return removed
     }
 
-    public func deleteAll(in db: Database) throws {
+    func deleteAll(in db: Database) throws {
         try db.execute(sql: "DELETE FROM requests")
         try db.execute(sql: "DELETE FROM pair_states")
     }
 
-    public func find(_ identifier: String, in db: Database) throws -> StoredRequest? {
+    func find(_ identifier: String, in db: Database) throws -> StoredRequest? {
         try Row.fetchOne(db, sql: "SELECT * FROM requests WHERE identifier = ?", arguments: [identifier]).map(Self.decode)
     }
 
     /// Requests ordered by identifier, after `cursor` (exclusive) when given, skipping `offset`; only those whose
     /// region has the id `region`, and only those that apply to `device` (no `devices` list, `"*"`, or a list
     /// naming it or `"*"`), when given. Read from the stored JSON (SQLite's JSON functions).
-    public func page(after cursor: String?, offset: Int, limit: Int, region: String? = nil, device: String? = nil,
+    func page(after cursor: String?, offset: Int, limit: Int, region: String? = nil, device: String? = nil,
                      in db: Database) throws -> [StoredRequest] {
         var sql = "SELECT r.* FROM requests r WHERE identifier > ?"
         var arguments: StatementArguments = [cursor ?? ""]
@@ -71,11 +71,11 @@ public struct RequestRepository: Sendable {
         return try Row.fetchAll(db, sql: sql, arguments: arguments).map(Self.decode)
     }
 
-    public func all(in db: Database) throws -> [StoredRequest] {
+    func all(in db: Database) throws -> [StoredRequest] {
         try Row.fetchAll(db, sql: "SELECT * FROM requests ORDER BY identifier").map(Self.decode)
     }
 
-    public func count(in db: Database) throws -> Int {
+    func count(in db: Database) throws -> Int {
         try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM requests") ?? 0
     }
 

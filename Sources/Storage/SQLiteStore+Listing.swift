@@ -4,7 +4,7 @@ import TriggerEngine
 /// What a journal-backed host keeps in the SQLite file: not engine state (that is the journal and its
 /// checkpoints) but what readers and the delivery need: the sinks' cursors and dead letters, and the request tables
 /// the API lists. Notifications are delivered from the journal.
-extension Store {
+extension SQLiteStore {
     static let fedKey = "journal.fed"
     static let legacyStateKeys = ["generation", "revisionCounter", "now"]
 
@@ -47,8 +47,8 @@ extension Store {
         }
     }
 
-    /// The request listing and delivered list as stored (the legacy restore takes their JSON from here).
-    public func legacyListing() throws -> (requests: [StoredRequest], delivered: [DeliveredRepository.Entry]) {
+    /// The listing and the delivered list from one snapshot (the legacy restore takes their JSON from here too).
+    public func listing() throws -> (requests: [StoredRequest], delivered: [DeliveredEntry]) {
         try read { db in (try RequestRepository().all(in: db), try DeliveredRepository().all(in: db)) }
     }
 
@@ -61,6 +61,22 @@ extension Store {
     }
 
     // MARK: The request listing
+
+    public func requestsPage(after cursor: String?, offset: Int, limit: Int, region: String?, device: String?) throws -> [StoredRequest] {
+        try read { db in try RequestRepository().page(after: cursor, offset: offset, limit: limit, region: region, device: device, in: db) }
+    }
+
+    public func request(_ identifier: String) throws -> StoredRequest? {
+        try read { db in try RequestRepository().find(identifier, in: db) }
+    }
+
+    public func requests() throws -> [StoredRequest] {
+        try read { db in try RequestRepository().all(in: db) }
+    }
+
+    public func deliveredRequests() throws -> [DeliveredEntry] {
+        try read { db in try DeliveredRepository().all(in: db) }
+    }
 
     /// Adds or replaces requests in the listing (and takes them out of the delivered list).
     public func saveRequests(_ requests: [StoredRequest]) throws {
@@ -83,7 +99,7 @@ extension Store {
     }
 
     /// Moves fired `repeats: false` requests from the listing to the delivered list.
-    public func markDelivered(_ entries: [DeliveredRepository.Entry]) throws {
+    public func markDelivered(_ entries: [DeliveredEntry]) throws {
         guard !entries.isEmpty else { return }
         try write { db in
             for e in entries {
@@ -95,7 +111,7 @@ extension Store {
 
     /// Rewrites the listing and the delivered list to match the engine after a restart: a change written to them
     /// whose journal record did not become durable before a crash is undone here.
-    public func replaceRequestListing(_ requests: [StoredRequest], delivered: [DeliveredRepository.Entry]) throws {
+    public func replaceRequestListing(_ requests: [StoredRequest], delivered: [DeliveredEntry]) throws {
         try write { db in
             let wanted = Dictionary(requests.map { ($0.identifier, $0) }, uniquingKeysWith: { $1 })
             let stored = try RequestRepository().all(in: db)

@@ -12,7 +12,7 @@ public struct RestoreSummary: Sendable, Hashable {
     public var skipped = 0
 }
 
-extension Store {
+extension SQLiteStore {
     /// Loads the stored state into a new engine, in the order `TriggerEngine+Persistence` asks for.
     public func restore(into engine: TriggerEngine, decoder: RequestDecoder) throws -> RestoreSummary {
         let (counters, requests, delivered, devices) = try read { db in

@@ -6,9 +6,9 @@ import Synchronization
 /// The service's durable state: one SQLite file in WAL mode (readers never block the writer), migrated to the
 /// current schema when opened.
 ///
-/// Writes go through `write`, one transaction each: the service writes a whole ingest batch (changed device state,
-/// request firings, fired notifications) in one, so a crash at any moment leaves either all of it or none.
-public final class Store: Sendable {
+/// Every operation is one transaction (`write`, `read`, internal: no GRDB type leaves this module), so a crash at
+/// any moment leaves either all of an operation or none.
+public final class SQLiteStore: StateStore {
     let pool: DatabasePool
     let logger: Logger
     /// Why the file cannot be trusted right now (a write failed with corruption, I/O error or a full disk); nil
@@ -50,7 +50,7 @@ public final class Store: Sendable {
 
     /// Runs `body` in one write transaction: it commits when `body` returns and rolls back when it throws. A failure
     /// of the file itself (corruption, I/O, full disk) marks the store unhealthy until a write succeeds again.
-    public func write<T>(_ body: (Database) throws -> T) throws -> T {
+    func write<T>(_ body: (Database) throws -> T) throws -> T {
         do {
             return noteHealthy(try pool.write(body))
         } catch let error as DatabaseError where Self.isStorageFailure(error.resultCode) {
@@ -61,7 +61,7 @@ public final class Store: Sendable {
     /// `write(_:)` without holding the caller's thread: GRDB runs the transaction on its writer queue and resumes
     /// the caller once it committed. For callers on Swift's cooperative pool (two threads on two cores): a commit
     /// waits for its fsync, and a pool thread held for it is one fewer for request handling meanwhile.
-    public func asyncWrite<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+    func asyncWrite<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         do {
             return noteHealthy(try await pool.write(body))
         } catch let error as DatabaseError where Self.isStorageFailure(error.resultCode) {
@@ -91,7 +91,7 @@ public final class Store: Sendable {
     }
 
     /// Runs `body` on a read-only snapshot, concurrently with writes.
-    public func read<T>(_ body: (Database) throws -> T) throws -> T {
+    func read<T>(_ body: (Database) throws -> T) throws -> T {
         try pool.read(body)
     }
 

@@ -130,7 +130,7 @@ struct DeliveryBench: AsyncParsableCommand {
         init(sink: ConfiguredSink, logger: Logger) throws {
             let dir = FileManager.default.temporaryDirectory.appendingPathComponent("delivery-bench-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-            let store = try Store(path: dir.appendingPathComponent("g.sqlite").path, logger: logger)
+            let store = try SQLiteStore(path: dir.appendingPathComponent("g.sqlite").path, logger: logger)
             self.sink = sink
             log = try FileHostLog(directory: dir.appendingPathComponent("journal").path, logger: logger)
             outbox = JournalOutbox(sinks: [sink.sink.name], cursors: [:])

@@ -36,7 +36,7 @@ struct QueryBench: AsyncParsableCommand {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("geotrigger-query-bench-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let host = try EngineHost(store: try Store(path: folder.appendingPathComponent("g.sqlite").path, logger: logger),
+        let host = try EngineHost(store: try SQLiteStore(path: folder.appendingPathComponent("g.sqlite").path, logger: logger),
                                   log: MemoryHostLog(), configuration: configuration, feedBacklogLimit: .max, logger: logger)
         _ = try await host.add(try JSONParser.parse(Self.requestsJSON(w)))
         let names = (0..<devices).map { "device-\($0)" }

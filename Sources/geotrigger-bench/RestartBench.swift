@@ -41,7 +41,7 @@ struct RestartBench: AsyncParsableCommand {
             let clock = ContinuousClock()
             let start = clock.now
             let log = try FileHostLog(directory: restore + "/g.journal", logger: logger)
-            let host = try EngineHost(store: try Store(path: restore + "/g.sqlite", logger: logger), log: log,
+            let host = try EngineHost(store: try SQLiteStore(path: restore + "/g.sqlite", logger: logger), log: log,
                                       configuration: Self.configurationForHost, feedBacklogLimit: .max, logger: logger)
             let seconds = (clock.now - start) / .seconds(1)
             let r = host.restored
@@ -58,7 +58,7 @@ struct RestartBench: AsyncParsableCommand {
         let total = devices + after
         let w = Workload(shape: .circles, density: .sparse, regions: regions, devices: devices, fixes: total, seed: seed)
         let log = try FileHostLog(directory: folder + "/g.journal", logger: logger)
-        let host = try EngineHost(store: try Store(path: folder + "/g.sqlite", logger: logger), log: log,
+        let host = try EngineHost(store: try SQLiteStore(path: folder + "/g.sqlite", logger: logger), log: log,
                                   configuration: Self.configurationForHost, feedBacklogLimit: .max, logger: logger)
         _ = try await host.add(try JSONParser.parse(QueryBench.requestsJSON(w)))
         let names = (0..<devices).map { "device-\($0)" }

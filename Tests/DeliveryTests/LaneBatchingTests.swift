@@ -38,7 +38,7 @@ import Testing
         }
     }
 
-    static func deliverAll(_ sink: RecordingSink, outbox: JournalOutbox, store: Store, concurrency: Int, batch: Int) async throws {
+    static func deliverAll(_ sink: RecordingSink, outbox: JournalOutbox, store: MemoryStore, concurrency: Int, batch: Int) async throws {
         var logger = Logger(label: "lanes")
         logger.logLevel = .critical
         let dispatcher = OutboxDispatcher(
@@ -94,6 +94,6 @@ import Testing
             #expect(list == list.sorted { position[$0]! < position[$1]! }, "\(device) out of order")
         }
         #expect(outbox.extent.entries == 0)
-        #expect(try store.read { db in try OutboxRepository().cursor(sink: "picky", in: db) } == outbox.cursor(of: "picky"))
+        #expect(try store.sinkCursors()["picky"] == outbox.cursor(of: "picky"))
     }
 }

@@ -25,7 +25,7 @@ import Testing
     }
 
     struct Fixture {
-        let store: Store
+        let store: MemoryStore
         let outbox = JournalOutbox(sinks: ["timed"], cursors: [:])
         let signal = OutboxSignal()
         let entries: [OutboxEntry]

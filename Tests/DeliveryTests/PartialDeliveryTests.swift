@@ -40,7 +40,7 @@ import TriggerEngine
     }
 
     /// `count` real notifications from the engine, devices round-robin, appended to a new outbox.
-    static func outbox(count: Int, devices: Int) throws -> (Store, JournalOutbox, [FiredNotification]) {
+    static func outbox(count: Int, devices: Int) throws -> (MemoryStore, JournalOutbox, [FiredNotification]) {
         let json = """
             {"identifier": "partial", "content": {"title": "{device} {event}"},
              "trigger": {"type": "location", "repeats": true,
@@ -57,8 +57,7 @@ import TriggerEngine
             }
         }
         fired = Array(fired.prefix(count))
-        let dir = try TestFolders.make("partial")
-        let store = try Store(path: dir.appendingPathComponent("g.sqlite").path, logger: Logger(label: "partial"))
+        let store = MemoryStore()
         // As the host's feeder does: the notifications of durable journal records, a few per record.
         let outbox = JournalOutbox(sinks: ["picky"], cursors: [:])
         outbox.append(fired.enumerated().map { k, f in
@@ -102,12 +101,12 @@ import TriggerEngine
         }
         if concurrency == 1 { #expect(taken == ids.filter { !refused.contains($0) }) }
         // Exactly the refused entries are dead letters.
-        let letters = try store.read { db in try DeadLetterRepository().all(sink: "picky", limit: 1000, in: db) }
+        let letters = try store.deadLetters(sink: "picky", limit: 1000)
         #expect(Set(letters.map(\.entry.deliveryId)) == refused)
         #expect(letters.count == refused.count)
         // The cursor is stored past everything and the outbox let go of it all.
         #expect(outbox.extent.entries == 0)
-        #expect(try store.read { db in try OutboxRepository().cursor(sink: "picky", in: db) } == outbox.cursor(of: "picky"))
+        #expect(try store.sinkCursors()["picky"] == outbox.cursor(of: "picky"))
         #expect(JournalOutbox.position(of: outbox.cursor(of: "picky")) == UInt64((fired.count - 1) / 3))
     }
 }

@@ -23,7 +23,7 @@ import TriggerEngine
         var journaled: [String] = []
         do {
             let log = try FileHostLog(directory: journal, logger: logger)
-            let store = try Store(path: directory.appendingPathComponent("g.sqlite").path, logger: logger)
+            let store = try SQLiteStore(path: directory.appendingPathComponent("g.sqlite").path, logger: logger)
             let host = try EngineHost(store: store, log: log, configuration: TriggerEngine.Configuration(clock: .eventTime), logger: logger)
             _ = try await host.add(try JSONParser.parse(scenario.requestsJSON))
             for batch in TimeScenario.batches(scenario.sorted, seed: 3) {

@@ -3,7 +3,7 @@ import Foundation
 import GRDB
 import Host
 import Journal
-import Storage
+@testable import Storage
 import Testing
 import TriggerEngine
 
@@ -169,7 +169,7 @@ import TriggerEngine
             try engine.add(RequestDecoder().decodeRequest(JSONParser.parse(json)))
             _ = engine.process(HostFixture.fix("old", 0, inside: false)) { _ in }
             _ = engine.process(HostFixture.fix("old", 10, inside: true)) { _ in }
-            let store = try f.store()
+            let store = try f.sqliteStore()
             try store.write { db in
                 try RequestRepository().save(StoredRequest(identifier: "alex", json: json, state: engine.state(ofRequest: "alex")!), in: db)
                 try DeviceStateRepository().save(engine.snapshot(ofDevice: "old")!, in: db)
@@ -177,7 +177,7 @@ import TriggerEngine
             }
         }
         let log = try FileHostLog(directory: f.journalPath, logger: f.logger)
-        let host = try EngineHost(store: try f.store(), log: log, configuration: HostFixture.eventClock, sinks: HostFixture.sinks, logger: f.logger)
+        let host = try EngineHost(store: try f.sqliteStore(), log: log, configuration: HostFixture.eventClock, sinks: HostFixture.sinks, logger: f.logger)
         #expect(host.restored.fromLegacyTables)
         #expect(await host.status(ofDevice: "old")?.memberships.map(\.identifier) == ["alex"])
         _ = try #require(try await host.checkpoint())
@@ -185,7 +185,7 @@ import TriggerEngine
         log.close()
 
         let reopened = try FileHostLog(directory: f.journalPath, logger: f.logger)
-        let restarted = try EngineHost(store: try f.store(), log: reopened, configuration: HostFixture.eventClock, sinks: HostFixture.sinks, logger: f.logger)
+        let restarted = try EngineHost(store: try f.sqliteStore(), log: reopened, configuration: HostFixture.eventClock, sinks: HostFixture.sinks, logger: f.logger)
         #expect(!restarted.restored.fromLegacyTables)
         #expect(restarted.restored.checkpoint == 0)
         #expect(await restarted.status(ofDevice: "old")?.memberships.map(\.identifier) == ["alex"])

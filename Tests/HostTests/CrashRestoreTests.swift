@@ -49,7 +49,7 @@ import TriggerEngine
 
     /// Runs `inputs` through a host on a memory log and a fresh store; returns the outbox.
     static func uninterrupted(_ inputs: [HostInput], fixture f: HostFixture) async throws -> [String: String] {
-        let store = try Store(path: f.directory + "/reference.sqlite", logger: f.logger)
+        let store = MemoryStore()
         let host = try EngineHost(store: store, log: MemoryHostLog(), configuration: HostFixture.eventClock, sinks: HostFixture.sinks, logger: f.logger)
         for input in inputs { try await send(input, to: host) }
         #expect(await host.feeder.feedPending())

@@ -19,7 +19,13 @@ final class HostFixture {
     var databasePath: String { directory + "/g.sqlite" }
     var journalPath: String { directory + "/journal" }
 
-    func store() throws -> Store { try Store(path: databasePath, logger: logger) }
+    /// The store the host's logic is tested with: in memory, one per fixture, so a "restart" finds what the host
+    /// stored before, as it would in the file.
+    func store() throws -> any StateStore { memory }
+    private let memory = MemoryStore()
+
+    /// The SQLite file, for the tests about it (a database from before the journal).
+    func sqliteStore() throws -> SQLiteStore { try SQLiteStore(path: databasePath, logger: logger) }
 
     static var eventClock: TriggerEngine.Configuration { TriggerEngine.Configuration(clock: .eventTime) }
 

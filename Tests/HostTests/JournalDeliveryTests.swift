@@ -4,7 +4,7 @@ import Delivery
 import Host
 import Journal
 import Logging
-import Storage
+@testable import Storage
 import Testing
 import TriggerEngine
 
@@ -22,10 +22,8 @@ import TriggerEngine
         #expect(held.count == 200)
         #expect(held.map(\.sequence) == held.map(\.sequence).sorted())
         // As a sink worker settles: the cursor is stored, then the outbox moves on.
-        try host.store.write { db in
-            try OutboxRepository().acknowledge(sink: "a", through: held[199].sequence, in: db)
-            try OutboxRepository().acknowledge(sink: "b", through: held[49].sequence, in: db)
-        }
+        try await host.store.settle(sink: "a", through: held[199].sequence, refused: [], at: .wallClock())
+        try await host.store.settle(sink: "b", through: held[49].sequence, refused: [], at: .wallClock())
         #expect(host.outbox.settle(sink: "a", through: held[199].sequence).released == 0, "b still needs them all")
         #expect(host.outbox.settle(sink: "b", through: held[49].sequence).released == 50)
         for b in 20..<25 { try await CheckpointTests.feed(host, devices: (b * 10)..<(b * 10 + 10), second: b * 100) }
@@ -79,7 +77,7 @@ import TriggerEngine
         await host.feeder.feedPending()
         let held = host.outbox.all
         #expect(held.count == 10, "only what fired since the sinks were configured")
-        try host.store.write { db in try OutboxRepository().acknowledge(sink: "a", through: held[9].sequence, in: db) }
+        try await host.store.settle(sink: "a", through: held[9].sequence, refused: [], at: .wallClock())
         host.outbox.settle(sink: "a", through: held[9].sequence)
 
         let restarted = try EngineHost(store: try f.store(), log: log, configuration: HostFixture.eventClock, sinks: ["a", "b"], logger: f.logger)
@@ -93,7 +91,7 @@ import TriggerEngine
     /// delivered first, then the journal's, and the table is emptied once every sink passed them.
     @Test func rowsOfALegacyOutboxTableAreDeliveredFirst() async throws {
         let f = try HostFixture("journal-delivery-legacy")
-        let store = try f.store()
+        let store = try f.sqliteStore()
         // Three notifications as the old version stored them, the first settled by the sink.
         let engine = TriggerEngine()
         try engine.add(try RequestDecoder().decodeRequest(try JSONParser.parse(HostFixture.request("old"))))

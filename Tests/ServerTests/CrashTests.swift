@@ -51,7 +51,7 @@ import TestSupport
 
     /// The notifications in a dead service's journal past its one sink's stored cursor.
     static func unsettled(database: String) throws -> Set<String> {
-        let store = try Store(path: database, logger: Logger(label: "crash-tests"))
+        let store = try SQLiteStore(path: database, logger: Logger(label: "crash-tests"))
         let cursor = try store.sinkCursors().values.first ?? 0
         try store.close()
         var reader = try JournalReader(directory: database + ".journal")

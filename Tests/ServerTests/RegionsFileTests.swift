@@ -42,7 +42,7 @@ import Testing
 
         /// Pending requests as the service lists them: identifier → JSON.
         func pending(_ server: GeoTriggerServer) throws -> [String: String] {
-            Dictionary(uniqueKeysWithValues: try server.host.store.read { try RequestRepository().all(in: $0) }.map { ($0.identifier, $0.json) })
+            Dictionary(uniqueKeysWithValues: try server.host.store.requests().map { ($0.identifier, $0.json) })
         }
     }
 
@@ -54,11 +54,11 @@ import Testing
         try await server.closingStorage {
             let first = try await server.regions!.apply(to: server.host, logger: logger)
             #expect(first.added.sorted() == ["a", "b"] && first.unchanged == 0)
-            let revisions = try server.host.store.read { try RequestRepository().all(in: $0) }.map(\.state)
+            let revisions = try server.host.store.requests().map(\.state)
             let second = try await server.regions!.apply(to: server.host, logger: logger)
             #expect(second.description == "0 added, 0 replaced, 2 unchanged, 0 removed")
             // Untouched: the engine's numbers for each request (revision, firings) are as they were.
-            #expect(try server.host.store.read { try RequestRepository().all(in: $0) }.map(\.state) == revisions)
+            #expect(try server.host.store.requests().map(\.state) == revisions)
         }
     }
 

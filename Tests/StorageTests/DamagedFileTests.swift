@@ -1,6 +1,6 @@
 import Foundation
 import Logging
-import Storage
+@testable import Storage
 import Testing
 import TriggerEngine
 
@@ -14,7 +14,7 @@ import TriggerEngine
         let path = dir.appendingPathComponent("g.sqlite").path
         let logger = Logger(label: "damaged-file-tests")
         do {
-            let store = try Store(path: path, logger: logger)
+            let store = try SQLiteStore(path: path, logger: logger)
             var n = Fixture.entry()
             try store.write { db in
                 for k in 0..<2000 {
@@ -33,7 +33,7 @@ import TriggerEngine
         for k in 0..<16 { data[page * pageSize + k] ^= 0xA5 }
         try data.write(to: URL(fileURLWithPath: path))
         do {
-            _ = try Store(path: path, logger: logger)
+            _ = try SQLiteStore(path: path, logger: logger)
             Issue.record("a damaged file opened")
         } catch let error as StoreError {
             guard case .damaged(let p, let problems) = error else { Issue.record("\(error)"); return }
@@ -45,6 +45,6 @@ import TriggerEngine
 
     @Test func aMissingDirectoryIsNamedInTheError() throws {
         let path = "/nonexistent-\(UUID().uuidString)/g.sqlite"
-        #expect { _ = try Store(path: path, logger: Logger(label: "t")) } throws: { "\($0)".contains(path) }
+        #expect { _ = try SQLiteStore(path: path, logger: Logger(label: "t")) } throws: { "\($0)".contains(path) }
     }
 }

@@ -18,7 +18,7 @@ import TriggerEngine
     }
 
     /// Saves what a service saves after a batch: every device, every request's numbers, the counters.
-    func save(_ engine: TriggerEngine, requests: [NotificationRequest], to store: Store) throws {
+    func save(_ engine: TriggerEngine, requests: [NotificationRequest], to store: SQLiteStore) throws {
         try store.write { db in
             for r in requests {
                 guard let state = engine.state(ofRequest: r.identifier) else { continue }
@@ -58,11 +58,11 @@ import TriggerEngine
         try first.add(contentsOf: requests)
         var got: [FiredNotification] = []
         for f in fixes[..<4] { first.process(f) { got.append($0) } }
-        let store = try Store(path: path, logger: Logger(label: "test"))
+        let store = try SQLiteStore(path: path, logger: Logger(label: "test"))
         try save(first, requests: requests, to: store)
 
         let second = TriggerEngine()
-        let summary = try Store(path: path, logger: Logger(label: "test")).restore(into: second, decoder: RequestDecoder())
+        let summary = try SQLiteStore(path: path, logger: Logger(label: "test")).restore(into: second, decoder: RequestDecoder())
         #expect(summary == RestoreSummary(requests: 2, delivered: 0, devices: 2, skipped: 0))
         #expect(second.status(ofDevice: "a") == first.status(ofDevice: "a"))
         for f in fixes[4...] { second.process(f) { got.append($0) } }
@@ -75,7 +75,7 @@ import TriggerEngine
         let engine = TriggerEngine()
         try engine.add(Fixture.request("x"))
         try engine.add(Fixture.request("x"))
-        let store = try Store(path: path, logger: Logger(label: "test"))
+        let store = try SQLiteStore(path: path, logger: Logger(label: "test"))
         try save(engine, requests: [Fixture.request("x")], to: store)
         let restored = TriggerEngine()
         _ = try store.restore(into: restored, decoder: RequestDecoder())
@@ -113,7 +113,7 @@ import TriggerEngine
         try engine.add(request)
         var got: [FiredNotification] = []
         for s in first { engine.process(s) { got.append($0) } }
-        let store = try Store(path: path, logger: Logger(label: "test"))
+        let store = try SQLiteStore(path: path, logger: Logger(label: "test"))
         try store.write { db in
             try RequestRepository().save(StoredRequest(identifier: "dock", json: json, state: try #require(engine.state(ofRequest: "dock"))), in: db)
             try DeviceStateRepository().save(try #require(engine.snapshot(ofDevice: "gw")), in: db)

@@ -15,7 +15,7 @@ import TriggerEngine
         directory = try TestFolders.make("storage-tests")
     }
 
-    func open() throws -> Store { try Store(path: path, logger: Logger(label: "test")) }
+    func open() throws -> SQLiteStore { try SQLiteStore(path: path, logger: Logger(label: "test")) }
 
     @Test func newFileIsMigratedToV1InWALMode() throws {
         let store = try open()
