@@ -101,18 +101,21 @@ let package = Package(
         .target(
             name: "Journal",
             dependencies: [
-                "TriggerEngine", "CRC32C",
+                "CRC32C",
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
         // The engine's owner: applies every input, journals it with the notifications it fired, acknowledges once
         // durable, checkpoints, restores, and feeds the outbox from the journal.
+        // The host's record model and the engine on a log: one input applied at a time, the same for the embedded
+        // host, a restart's replay, a cluster partition and `geotrigger journal`.
+        .target(name: "EngineLog", dependencies: ["JSON", "TriggerEngine", "Journal"], swiftSettings: strict),
         .target(
             name: "Host",
             dependencies: [
                 "JSON",
-                "TriggerEngine", "Journal", "Storage", "Delivery",
+                "TriggerEngine", "Journal", "EngineLog", "Storage", "Delivery",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -123,7 +126,7 @@ let package = Package(
         .target(
             name: "Cluster",
             dependencies: [
-                "JSON", "TriggerEngine", "Journal", "Host", "NATS", "Kafka", "Endpoints",
+                "JSON", "TriggerEngine", "Journal", "EngineLog", "NATS", "Kafka", "Endpoints",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -135,7 +138,7 @@ let package = Package(
             name: "Storage",
             dependencies: [
                 "JSON",
-                "TriggerEngine",
+                "TriggerEngine", "EngineLog",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -172,7 +175,7 @@ let package = Package(
             name: "Server",
             dependencies: [
                 "JSON",
-                "TriggerEngine", "Ingest", "Storage", "Delivery", "MQTT", "Host", "Cluster", "SystemdNotify", "Inputs", "Endpoints",
+                "TriggerEngine", "Ingest", "Storage", "Delivery", "MQTT", "Host", "Cluster", "SystemdNotify", "Inputs", "Endpoints", "Journal", "EngineLog",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -196,7 +199,7 @@ let package = Package(
             // so the main job (replay) builds in a fraction of the time (README, quick start).
             dependencies: [
                 "JSON", "MallocHugePages", "BuildVersion",
-                "TriggerEngine", "Ingest", "Beacons", "BlueZDBus", "ReplayReport", "Journal",
+                "TriggerEngine", "Ingest", "Beacons", "BlueZDBus", "ReplayReport", "Journal", "EngineLog",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -220,7 +223,7 @@ let package = Package(
             name: "geotrigger-bench",
             dependencies: [
                 "JSON",
-                "TriggerEngine", "Beacons", "Storage", "Delivery", "MQTT", "Host", "Journal", "MallocHugePages", "Endpoints",
+                "TriggerEngine", "Geometry", "Beacons", "Storage", "Delivery", "MQTT", "Host", "Journal", "EngineLog", "MallocHugePages", "Endpoints",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -244,7 +247,7 @@ let package = Package(
             name: "HostTests",
             dependencies: [
                 "JSON",
-                "Delivery", "Host", "Journal", "Storage", "TriggerEngine", "TestSupport",
+                "Delivery", "Host", "Journal", "EngineLog", "Storage", "TriggerEngine", "TestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -259,12 +262,12 @@ let package = Package(
             name: "InputsTests",
             dependencies: ["Inputs", "Ingest", "TriggerEngine", "TestSupport", .product(name: "NIOCore", package: "swift-nio")],
             swiftSettings: strict),
-        .testTarget(name: "StorageTests", dependencies: ["JSON", "Storage", "TriggerEngine", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "StorageTests", dependencies: ["JSON", "Storage", "EngineLog", "TriggerEngine", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "ServerTests",
             dependencies: [
                 "JSON",
-                "Server", "Storage", "TriggerEngine", "Delivery", "Journal", "Host", "Inputs", "Endpoints", "TestSupport",
+                "Server", "Storage", "TriggerEngine", "Delivery", "Journal", "EngineLog", "Host", "Inputs", "Endpoints", "TestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -284,7 +287,7 @@ let package = Package(
         .testTarget(
             name: "MQTTTests",
             dependencies: [
-                "MQTT", "Server", "Delivery", "TestSupport",
+                "MQTT", "JSON", "Server", "Delivery", "TestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -302,7 +305,7 @@ let package = Package(
         .testTarget(
             name: "ClusterTests",
             dependencies: [
-                "JSON", "Cluster", "NATS", "Kafka", "Host", "Journal", "TriggerEngine", "TestSupport",
+                "JSON", "Cluster", "NATS", "Kafka", "Host", "Journal", "EngineLog", "TriggerEngine", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
@@ -314,7 +317,7 @@ let package = Package(
         // Runs the built `geotrigger` executable end to end (it is built alongside the tests).
         .testTarget(
             name: "GeoTriggerCLITests",
-            dependencies: ["JSON", "Beacons", "TriggerEngine", "TestSupport", "Host", "Storage", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["JSON", "Beacons", "TriggerEngine", "TestSupport", "Host", "Storage", "Journal", "EngineLog", .product(name: "Logging", package: "swift-log")],
             exclude: ["Fixtures"], swiftSettings: strict),
     ]
 )

@@ -1,3 +1,4 @@
+import EngineLog
 import Journal
 import Logging
 import Metrics

@@ -1,4 +1,4 @@
-import Host
+import EngineLog
 import Journal
 import Logging
 

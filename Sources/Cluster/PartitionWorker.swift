@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-import Host
+import EngineLog
 import Journal
 import Logging
 import Metrics

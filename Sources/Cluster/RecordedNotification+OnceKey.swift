@@ -1,3 +1,4 @@
+import EngineLog
 import Journal
 
 extension RecordedNotification {

@@ -1,5 +1,6 @@
 import Foundation
 import JSON
+import EngineLog
 import Journal
 import Logging
 import TriggerEngine

@@ -1,4 +1,5 @@
 import Delivery
+import EngineLog
 import Journal
 import Logging
 import Storage

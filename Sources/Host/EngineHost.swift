@@ -1,5 +1,6 @@
 import JSON
 import Delivery
+import EngineLog
 import Journal
 import Logging
 import Storage
@@ -336,6 +337,3 @@ public actor EngineHost {
         }
     }
 }
-
-/// Whether an added request was new or replaced one with the same identifier.
-public enum RequestAddResult: Sendable, Equatable { case added, replaced }

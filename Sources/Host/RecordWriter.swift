@@ -1,4 +1,5 @@
 import Dispatch
+import EngineLog
 import Journal
 import Logging
 import Synchronization

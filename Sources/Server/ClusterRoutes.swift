@@ -4,6 +4,7 @@ import Host
 import Hummingbird
 import Ingest
 import JSON
+import EngineLog
 import Journal
 import NIOCore
 import TriggerEngine

@@ -1,3 +1,4 @@
+import EngineLog
 import JSON
 import Synchronization
 import TriggerEngine

@@ -1,3 +1,4 @@
+import EngineLog
 import GRDB
 import TriggerEngine
 

@@ -1,3 +1,4 @@
+import EngineLog
 import TriggerEngine
 
 /// What the service keeps besides the journal, named for what it does: the request listing the API pages through,

@@ -4,6 +4,7 @@ import Delivery
 import Foundation
 import Host
 import Hummingbird
+import EngineLog
 import Journal
 import Logging
 import ServiceLifecycle

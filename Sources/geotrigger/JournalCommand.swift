@@ -1,6 +1,7 @@
 import JSON
 import ArgumentParser
 import Foundation
+import EngineLog
 import Journal
 import TriggerEngine
 

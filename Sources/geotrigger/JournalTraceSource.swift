@@ -1,5 +1,6 @@
 import Foundation
 import Ingest
+import EngineLog
 import Journal
 import TriggerEngine
 

@@ -1,5 +1,6 @@
 import Cluster
 import Foundation
+import EngineLog
 import Journal
 import NATS
 import Testing

@@ -1,4 +1,5 @@
 import JSON
+import EngineLog
 import Journal
 import Foundation
 import Host

@@ -2,6 +2,7 @@ import JSON
 import Foundation
 import GRDB
 import Host
+import EngineLog
 import Journal
 @testable import Storage
 import Testing

@@ -1,4 +1,5 @@
 import Host
+import EngineLog
 import Journal
 import TestSupport
 import Testing

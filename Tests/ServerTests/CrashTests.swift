@@ -1,6 +1,7 @@
 import Delivery
 import Foundation
 import HummingbirdTesting
+import EngineLog
 import Journal
 import Logging
 import Storage

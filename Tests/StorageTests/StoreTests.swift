@@ -1,3 +1,4 @@
+import EngineLog
 import Foundation
 import Logging
 import TestSupport

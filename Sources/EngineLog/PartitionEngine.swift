@@ -1,4 +1,3 @@
-import Journal
 import TriggerEngine
 
 /// One partition's engine in a scale-out deployment (`Cluster`): the same state and the same `apply` as the

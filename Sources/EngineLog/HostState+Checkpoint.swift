@@ -7,7 +7,7 @@ import TriggerEngine
 extension HostState {
     static let checkpointVersion: UInt8 = 1
 
-    func encodeCheckpoint() -> [UInt8] {
+    public func encodeCheckpoint() -> [UInt8] {
         var w = ByteWriter(capacity: 1 << 20)
         w.u8(Self.checkpointVersion)
         let pending = engine.pendingRequestStates
@@ -31,7 +31,7 @@ extension HostState {
     }
 
     /// Restores a fresh state from a checkpoint body; throws what is wrong with it.
-    func restoreCheckpoint(_ body: [UInt8]) throws -> (requests: Int, delivered: Int) {
+    public func restoreCheckpoint(_ body: [UInt8]) throws -> (requests: Int, delivered: Int) {
         var r = ByteReader(body)
         guard try r.u8() == Self.checkpointVersion else { throw PersistenceError(device: "", reason: "unknown checkpoint version") }
         let requests = Int(try r.u32())

@@ -1,3 +1,4 @@
+import Journal
 import TriggerEngine
 
 extension HostRecord {

@@ -1,42 +1,40 @@
 import JSON
-import Journal
-import Storage
 import TriggerEngine
 
 /// The engine with what the host keeps beside it (each request's JSON as accepted, for the listing and the
 /// checkpoints), and the one function that applies an input: the live path and a restart's replay both go
 /// through `apply`, so the same journal gives the same state and the same notifications.
-final class HostState {
-    let engine: TriggerEngine
-    let decoder = RequestDecoder()
+public final class HostState {
+    public let engine: TriggerEngine
+    public let decoder = RequestDecoder()
     /// Pending requests' JSON by identifier.
-    var requestJSON: [String: String] = [:]
+    public var requestJSON: [String: String] = [:]
     /// Delivered (`repeats: false`, fired) requests' JSON by identifier.
-    var deliveredJSON: [String: String] = [:]
+    public var deliveredJSON: [String: String] = [:]
 
-    init(configuration: TriggerEngine.Configuration) {
+    public init(configuration: TriggerEngine.Configuration) {
         engine = TriggerEngine(configuration: configuration)
     }
 
     /// What applying one input did.
-    struct Outcome {
-        var fired: [FiredNotification] = []
+    public struct Outcome {
+        public var fired: [FiredNotification] = []
         /// Rejected fixes or sightings by index in the input.
-        var rejected: [(index: Int, reason: FixRejection)] = []
-        var added: [(identifier: String, result: RequestAddResult)] = []
+        public var rejected: [(index: Int, reason: FixRejection)] = []
+        public var added: [(identifier: String, result: RequestAddResult)] = []
         /// Requests now pending whose listing rows must be written.
-        var saved: [StoredRequest] = []
-        var removed: [String] = []
-        var removedAll = false
+        public var saved: [StoredRequest] = []
+        public var removed: [String] = []
+        public var removedAll = false
         /// Requests that fired and left the pending set.
-        var delivered: [DeliveredEntry] = []
+        public var delivered: [DeliveredEntry] = []
         /// The engine refused a request part-way (the ones before it are kept).
-        var requestError: RequestError?
+        public var requestError: RequestError?
     }
 
     /// Applies a journal input. Requests are decoded from their JSON (a replay); the live path decodes first and
     /// calls `applyRequests` with what it decoded.
-    func apply(_ input: HostInput) -> Outcome {
+    public func apply(_ input: HostInput) -> Outcome {
         var out = Outcome()
         switch input {
         case .requests(let text):
@@ -82,7 +80,7 @@ final class HostState {
     }
 
     /// Adds or replaces decoded requests in order; should the engine refuse one, the ones before it stay added.
-    func applyRequests(_ requests: [NotificationRequest], json: JSONValue) -> Outcome {
+    public func applyRequests(_ requests: [NotificationRequest], json: JSONValue) -> Outcome {
         var out = Outcome()
         let items: [JSONValue] = json.arrayValue ?? [json]
         // Where each identifier's row is in `saved`: a request named twice keeps one row, found without a scan
@@ -125,7 +123,7 @@ final class HostState {
     }
 
     /// The listing as the engine has it now.
-    var listing: (requests: [StoredRequest], delivered: [DeliveredEntry]) {
+    public var listing: (requests: [StoredRequest], delivered: [DeliveredEntry]) {
         let requests = engine.pendingRequestStates.compactMap { r, s in
             requestJSON[r.identifier].map { StoredRequest(identifier: r.identifier, json: $0, state: s) }
         }
