@@ -28,6 +28,10 @@ struct IngestReader<Decoder: StreamingRecordDecoder> {
     /// of pairs: the host journals and evaluates the records as they are, with no copy (copying the pairs into
     /// the host's form was ~2 % of `serve`'s CPU under `Tools/bench/http_ingest.py`).
     let submit: (_ records: [Decoder.Record], _ lines: [Int]) async throws(Problem) -> [(line: Int, reason: FixRejection)]
+    /// Sees every record read before any is submitted, and may refuse the whole body by throwing (a device
+    /// credential naming another device: nothing of it is taken). When set, the body is held to its end (within
+    /// `limit`) instead of being submitted as it is read.
+    var screen: ((_ records: [Decoder.Record]) throws(Problem) -> Void)?
     /// Called for each rejected record as it is found (stream inputs log and count them at once; HTTP answers them).
     var onReject: ((IngestSummary.Entry, _ kind: String) -> Void)?
 
@@ -64,7 +68,7 @@ struct IngestReader<Decoder: StreamingRecordDecoder> {
             } else {
                 chunk.withUnsafeReadableBytes { bytes in framer.feed(bytes) { line, bytes in decode(line: line, bytes) } }
             }
-            try await flush(all: !coalesce)
+            if screen == nil { try await flush(all: !coalesce) }
         }
         if Decoder.numbersLines, isArray != true {
             decodeNumbered(nil)
@@ -84,6 +88,7 @@ struct IngestReader<Decoder: StreamingRecordDecoder> {
             }
             for e in errors { reject(line: framer.lineNumber, field: e.field, reason: e.reason, kind: e.kind) }
         }
+        try screen?(records)
         try await flush(all: true)
         summary.warnings = decoder.warnings.map(\.description)
         return summary
@@ -97,7 +102,7 @@ struct IngestReader<Decoder: StreamingRecordDecoder> {
         // would lose what the decoder must judge (an out-of-range number such as 1e999 becomes null).
         for (k, line) in JSONArrayElements.lines(ofArray: bytes).enumerated() {
             line.withUnsafeBytes { decode(line: k + 1, $0) }
-            try await flush(all: false)
+            if screen == nil { try await flush(all: false) }
         }
     }
 
