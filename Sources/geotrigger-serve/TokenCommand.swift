@@ -47,7 +47,7 @@ struct TokenCommand: ParsableCommand {
             abstract: "Creates a credential and prints its secret on standard output: the only time it is shown.")
 
         @OptionGroup var options: DatabaseOption
-        @Option(help: "What it may do: \(CredentialScope.allCases.map(\.rawValue).joined(separator: ", ")).")
+        @Option(help: "What it may do: admin (everything), ingest (post for any device), read (queries), device (its own devices).")
         var scope: CredentialScope
         @Option(name: .customLong("device"), help: "A device it may post and read as (device scope; repeat for several).")
         var devices: [String] = []

@@ -189,7 +189,8 @@ import Testing
         #expect(bytes.count > 0)
         for secret in secrets {
             // The random part, which is the secret proper (the id before it is public).
-            let random = try #require(secret.split(separator: "_").last)
+            let random = try #require(secret.split(separator: "_", maxSplits: 2).last)
+            #expect(random.count == 43)
             #expect(bytes.range(of: Data(random.utf8)) == nil)
         }
         let store = try Store(path: server.database, logger: Logger(label: "test"))
@@ -200,10 +201,16 @@ import Testing
         #expect(stored.allSatisfy { $0.hash.count == 32 && $0.salt.count == 16 })
     }
 
-    @Test func storedCredentialsAloneRequireThemAndNoneLeavesTheServerOpen() async throws {
+    @Test func storedCredentialsAloneRequireThemAndNoneLeavesTheServerOpenUntilOneIsCreated() async throws {
         let open = try TestServer()
         try await open.run { (client: any TestClientProtocol) async throws in
             #expect(try await client.execute(uri: "/v1/requests", method: .get).status == .ok)
+            // The first credential created through the API turns them on at once.
+            let r = try await client.execute(uri: "/v1/tokens", method: .post, body: ByteBuffer(string: #"{"scope":"admin"}"#))
+            #expect(r.status == .created)
+            let secret = try #require(try Self.object(r)["secret"] as? String)
+            #expect(try await client.execute(uri: "/v1/requests", method: .get).status == .unauthorized)
+            #expect(try await client.execute(uri: "/v1/requests", method: .get, headers: Self.bearer(secret)).status == .ok)
         }
         let server = try TestServer()
         let created = try {
