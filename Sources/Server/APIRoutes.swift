@@ -27,20 +27,20 @@ struct APIRoutes: Sendable {
             return host.store.unhealthyReason
         }
 
-        let v1 = router.group("v1").add(middleware: ScopeMiddleware(access: .admin))
+        let v1Admin = router.group("v1").add(middleware: ScopeMiddleware(access: .admin))
         let v1Read = router.group("v1").add(middleware: ScopeMiddleware(access: .read))
         router.group("v1").add(middleware: ScopeMiddleware(access: .anyCredential)).get("openapi.json") { _, _ in Self.json(OpenAPIDocument.bytes) }
-        v1.put("requests/:identifier") { request, context in try await put(request, context) }
-        v1.post("requests") { request, _ in try await post(request) }
+        v1Admin.put("requests/:identifier") { request, context in try await put(request, context) }
+        v1Admin.post("requests") { request, _ in try await post(request) }
         v1Read.get("requests") { request, _ in try list(request) }
         v1Read.get("requests/delivered") { _, _ in try delivered() }
         v1Read.get("requests/:identifier") { _, context in try get(try PathParameter.require("identifier", context)) }
-        v1.delete("requests/:identifier") { _, context in
+        v1Admin.delete("requests/:identifier") { _, context in
             let id = try PathParameter.require("identifier", context)
             guard try await Problem.mapping({ () async throws(HostError) in try await host.remove([id]) }) == [id] else { throw Self.noRequest(id) }
             return Response(status: .noContent)
         }
-        v1.delete("requests") { request, _ in
+        v1Admin.delete("requests") { request, _ in
             let ids = request.uri.queryParameters.getAll("identifier").map { String($0) }
             let removed = try await Problem.mapping { () async throws(HostError) in ids.isEmpty ? try await host.removeAll() : try await host.remove(ids) }
             var w = JSONWriter()
@@ -72,7 +72,7 @@ struct APIRoutes: Sendable {
             return try await Self.ingest(request, &reader, limit: limit)
         }
         QueryRoutes(host: host).register(read: v1Read, ownDevice: router.group("v1").add(middleware: ScopeMiddleware(access: .ownDeviceRead)))
-        TokenRoutes(credentials: credentials).register(on: v1)
+        TokenRoutes(credentials: credentials).register(on: v1Admin)
     }
 
     // MARK: Requests

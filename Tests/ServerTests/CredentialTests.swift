@@ -60,6 +60,13 @@ import Testing
             let state = try Self.object(try await client.execute(uri: "/v1/devices/jane%2Fphone", method: .get, headers: Self.admin))
             #expect(state["lastFix"] as? String == "2025-10-09T08:53:20Z", "\(state)")
             #expect(try await client.execute(uri: "/v1/devices/bob", method: .get, headers: Self.admin).status == .notFound)
+            // Also past the records of one commit (`IngestReader.maximumBatch`): the body is held to its end first.
+            let long = (0..<5000).map { fixLine("jane/phone", 1000 + $0, inside: false) } + [fixLine("bob", 7000, inside: true)]
+            let held = try await client.execute(uri: "/v1/fixes", method: .post, headers: Self.bearer(jane.secret),
+                                                body: ByteBuffer(string: long.joined(separator: "\n")))
+            #expect(held.status == .forbidden)
+            let unchanged = try Self.object(try await client.execute(uri: "/v1/devices/jane%2Fphone", method: .get, headers: Self.admin))
+            #expect(unchanged["lastFix"] as? String == "2025-10-09T08:53:20Z", "\(unchanged)")
             // Its own records are taken, as a JSON array too.
             let mine = try await client.execute(uri: "/v1/fixes", method: .post, headers: Self.bearer(jane.secret),
                                                 body: ByteBuffer(string: "[" + fixLine("jane/phone", 100, inside: true) + "]"))
