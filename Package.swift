@@ -179,6 +179,8 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
+                // Credentials' salted hashes (HMAC-SHA256) and their constant-time check.
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -209,7 +211,7 @@ let package = Package(
             name: "geotrigger-serve",
             dependencies: [
                 "JSON", "TriggerEngine", "Beacons", "BlueZDBus", "Server", "Host", "Cluster", "MallocHugePages", "BuildVersion",
-                "SystemdNotify", "Inputs",
+                "SystemdNotify", "Inputs", "Storage",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),

@@ -29,6 +29,10 @@ public struct IngestReader<Decoder: StreamingRecordDecoder> {
     /// the host's form was ~2 % of `serve`'s CPU under `Tools/bench/http_ingest.py`).
     /// What it throws ends the read and is rethrown by `read` as it is (HTTP routes throw their answer).
     let submit: (_ records: [Decoder.Record], _ lines: [Int]) async throws -> [(line: Int, reason: FixRejection)]
+    /// Sees every record read before any is submitted, and may refuse the whole body by throwing (a device
+    /// credential naming another device: nothing of it is taken). When set, the body is held to its end (within
+    /// `limit`) instead of being submitted as it is read. What it throws is rethrown by `read` as it is.
+    public var screen: ((_ records: [Decoder.Record]) throws -> Void)?
     /// Called for each rejected record as it is found (stream inputs log and count them at once; HTTP answers them).
     public var onReject: ((IngestSummary.Entry, _ kind: String) -> Void)?
 
@@ -65,7 +69,7 @@ public struct IngestReader<Decoder: StreamingRecordDecoder> {
             } else {
                 chunk.withUnsafeReadableBytes { bytes in framer.feed(bytes) { line, bytes in decode(line: line, bytes) } }
             }
-            try await flush(all: !coalesce)
+            if screen == nil { try await flush(all: !coalesce) }
         }
         if Decoder.numbersLines, isArray != true {
             decodeNumbered(nil)
@@ -85,6 +89,7 @@ public struct IngestReader<Decoder: StreamingRecordDecoder> {
             }
             for e in errors { reject(line: framer.lineNumber, field: e.field, reason: e.reason, kind: e.kind) }
         }
+        try screen?(records)
         try await flush(all: true)
         summary.warnings = decoder.warnings.map(\.description)
         return summary
@@ -98,7 +103,7 @@ public struct IngestReader<Decoder: StreamingRecordDecoder> {
         // would lose what the decoder must judge (an out-of-range number such as 1e999 becomes null).
         for (k, line) in JSONArrayElements.lines(ofArray: bytes).enumerated() {
             line.withUnsafeBytes { decode(line: k + 1, $0) }
-            try await flush(all: false)
+            if screen == nil { try await flush(all: false) }
         }
     }
 

@@ -19,26 +19,29 @@ struct APIRoutes: Sendable {
     static let defaultPageSize = 100
     static let maximumPageSize = 1000
 
-    func register(on router: Router<BasicRequestContext>) {
+    func register(on router: Router<APIContext>, credentials: Credentials) {
         let host = self.host
-        Self.registerProbes(on: router, metricsText: metricsText) {
+        // Each route is registered behind the scope it needs (`RouteAccess`), on groups of the same prefix.
+        let read = router.group().add(middleware: ScopeMiddleware(access: .read))
+        Self.registerProbes(open: router, guarded: read, metricsText: metricsText) {
             if let reason = await host.failureReason { return reason }
             return host.store.unhealthyReason
         }
 
-        let v1 = router.group("v1")
-        v1.get("openapi.json") { _, _ in Self.json(OpenAPIDocument.bytes) }
-        v1.put("requests/:identifier") { request, context in try await put(request, context) }
-        v1.post("requests") { request, _ in try await post(request) }
-        v1.get("requests") { request, _ in try list(request) }
-        v1.get("requests/delivered") { _, _ in try delivered() }
-        v1.get("requests/:identifier") { _, context in try get(try PathParameter.require("identifier", context)) }
-        v1.delete("requests/:identifier") { _, context in
+        let v1Admin = router.group("v1").add(middleware: ScopeMiddleware(access: .admin))
+        let v1Read = router.group("v1").add(middleware: ScopeMiddleware(access: .read))
+        router.group("v1").add(middleware: ScopeMiddleware(access: .anyCredential)).get("openapi.json") { _, _ in Self.json(OpenAPIDocument.bytes) }
+        v1Admin.put("requests/:identifier") { request, context in try await put(request, context) }
+        v1Admin.post("requests") { request, _ in try await post(request) }
+        v1Read.get("requests") { request, _ in try list(request) }
+        v1Read.get("requests/delivered") { _, _ in try delivered() }
+        v1Read.get("requests/:identifier") { _, context in try get(try PathParameter.require("identifier", context)) }
+        v1Admin.delete("requests/:identifier") { _, context in
             let id = try PathParameter.require("identifier", context)
             guard try await Problem.mapping({ () async throws(HostError) in try await host.remove([id]) }) == [id] else { throw Self.noRequest(id) }
             return Response(status: .noContent)
         }
-        v1.delete("requests") { request, _ in
+        v1Admin.delete("requests") { request, _ in
             let ids = request.uri.queryParameters.getAll("identifier").map { String($0) }
             let removed = try await Problem.mapping { () async throws(HostError) in ids.isEmpty ? try await host.removeAll() : try await host.remove(ids) }
             var w = JSONWriter()
@@ -48,27 +51,34 @@ struct APIRoutes: Sendable {
             return Self.json(w.bytes)
         }
         // Everything that can fire notifications, behind the outbox's back-pressure: decided by the route matched.
-        let ingestRoutes = router.group("v1").add(middleware: BackPressureMiddleware(pressure: pressure))
-        ingestRoutes.post("fixes") { request, _ in
+        // A device credential passes and its records are screened (`Credential.requireOwn`).
+        let ingestRoutes = router.group("v1").add(middleware: ScopeMiddleware(access: .ingest))
+            .add(middleware: BackPressureMiddleware(pressure: pressure))
+        ingestRoutes.post("fixes") { request, context in
             let submit = { (fixes: [LocationFix], lines: [Int]) async throws(Problem) -> [(line: Int, reason: FixRejection)] in
                 try await Problem.mapping { () async throws(HostError) in try await host.process(fixes: fixes, lines: lines) }
             }
-            return try await Self.ingestFixes(request, limit: limit, submit: submit)
+            return try await Self.ingestFixes(request, limit: limit, credential: context.credential, submit: submit)
         }
-        AppRoutes(host: host, limit: limit).register(on: router.group().add(middleware: BackPressureMiddleware(pressure: pressure)))
-        ingestRoutes.post("sightings") { request, _ in
+        AppRoutes(host: host, limit: limit).register(on: router.group().add(middleware: ScopeMiddleware(access: .ingest))
+            .add(middleware: BackPressureMiddleware(pressure: pressure)))
+        ingestRoutes.post("sightings") { request, context in
             var reader = IngestReader(decoder: NDJSONSightingDecoder(source: "request"), limit: limit) { sightings, lines async throws(Problem) in
                 try await Problem.mapping { () async throws(HostError) in try await host.process(sightings: sightings, lines: lines) }
             }
             reader.coalesce = true
+            if let credential = context.credential, credential.scope == .device {
+                reader.screen = { sightings throws(Problem) in try credential.requireOwn(sightings.lazy.map(\.device)) }
+            }
             return try await Self.ingest(request, &reader, limit: limit)
         }
-        QueryRoutes(host: host).register(on: v1)
+        QueryRoutes(host: host).register(read: v1Read, ownDevice: router.group("v1").add(middleware: ScopeMiddleware(access: .ownDeviceRead)))
+        TokenRoutes(credentials: credentials).register(on: v1Admin)
     }
 
     // MARK: Requests
 
-    private func put(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+    private func put(_ request: Request, _ context: APIContext) async throws -> Response {
         let id = try PathParameter.require("identifier", context)
         var json = try await Self.body(request, limit: limit)
         if json["type"]?.stringValue == "Feature" {
@@ -167,17 +177,25 @@ struct APIRoutes: Sendable {
     // MARK: Ingest
 
     /// `POST /v1/fixes` in any format `?format=` names (NDJSON by default), batches handed to `submit`.
-    static func ingestFixes(_ request: Request, limit: Int,
+    static func ingestFixes(_ request: Request, limit: Int, credential: Credential? = nil,
                             submit: @escaping (_ fixes: [LocationFix], _ lines: [Int]) async throws(Problem) -> [(line: Int, reason: FixRejection)]) async throws -> Response {
         let format = try FixBodyFormat(request)
         if format.format == .ndjson {
             var reader = IngestReader(decoder: NDJSONFixDecoder(source: "request", defaultDevice: format.device), limit: limit, submit: submit)
             reader.coalesce = true
+            reader.screen = screen(for: credential)
             return try await ingest(request, &reader, limit: limit)
         }
         var reader = IngestReader(decoder: try format.decoder(), limit: limit, submit: submit)
         reader.coalesce = true
+        reader.screen = screen(for: credential)
         return try await ingest(request, &reader, limit: limit)
+    }
+
+    /// For a device credential, the check that every fix is of one of its devices; nil for any other.
+    static func screen(for credential: Credential?) -> (([LocationFix]) throws(Problem) -> Void)? {
+        guard let credential, credential.scope == .device else { return nil }
+        return { fixes throws(Problem) in try credential.requireOwn(fixes.lazy.map(\.device)) }
     }
 
     static func ingest<D: StreamingRecordDecoder>(_ request: Request, _ reader: inout IngestReader<D>, limit: Int) async throws -> Response {
@@ -206,14 +224,18 @@ struct APIRoutes: Sendable {
 
     /// `/healthz` (the process answers), `/readyz` (503 with `unhealthy`'s reason while it has one) and `/metrics`:
     /// the same for one instance and for a cluster instance.
-    static func registerProbes(on router: Router<BasicRequestContext>, metricsText: (@Sendable () -> [UInt8])?,
-                               unhealthy: @escaping @Sendable () async -> String?) {
-        router.get("/healthz") { _, _ in json(#"{"status":"ok"}"#) }
-        router.get("/readyz") { _, _ in
+    /// - Parameters:
+    ///   - open: where `/healthz` goes (a load balancer probes it without credentials).
+    ///   - guarded: where `/readyz` and `/metrics` go.
+    static func registerProbes<Context: RequestContext>(open: some RouterMethods<Context>, guarded: some RouterMethods<Context>,
+                                                        metricsText: (@Sendable () -> [UInt8])?,
+                                                        unhealthy: @escaping @Sendable () async -> String?) {
+        open.get("/healthz") { _, _ in json(#"{"status":"ok"}"#) }
+        guarded.get("/readyz") { _, _ in
             if let reason = await unhealthy() { throw Problem.unavailable(reason) }
             return json(#"{"status":"ready"}"#)
         }
-        router.get("/metrics") { _, _ in
+        guarded.get("/metrics") { _, _ in
             guard let metricsText else { throw Problem(.notFound, title: "Not Found", detail: "metrics are not enabled") }
             return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
                             body: .init(byteBuffer: ByteBuffer(bytes: metricsText())))

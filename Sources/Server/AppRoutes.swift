@@ -9,17 +9,20 @@ import TriggerEngine
 
 /// Where the apps fleets already run post, as they post (docs/integrations.md): the OwnTracks app in HTTP mode
 /// (`POST /v1/owntracks`) and Traccar Client or any OsmAnd-protocol sender (`GET`/`POST` at `/` and `/v1/osmand`).
-/// Behind the same back-pressure and credentials as `/v1/fixes` (Basic credentials with the token as password
-/// are accepted, since these apps send Basic); every fix goes through the host and is answered once durable.
+/// Behind the same back-pressure and credentials as `/v1/fixes` (Basic credentials with the credential as password
+/// are accepted, since these apps send Basic; a device credential may post only as its own devices); every fix goes
+/// through the host and is answered once durable.
 struct AppRoutes: Sendable {
     let host: EngineHost
     let limit: Int
 
-    func register(on group: RouterGroup<BasicRequestContext>) {
-        group.post("v1/owntracks") { request, _ in try await ownTracks(request) }
+    func register(on group: RouterGroup<APIContext>) {
+        group.post("v1/owntracks") { request, context in try await ownTracks(request, credential: context.credential) }
         for path in ["/", "v1/osmand"] {
-            group.get(RouterPath(path)) { request, _ in try await osmAnd(request, body: nil) }
-            group.post(RouterPath(path)) { request, _ in try await osmAnd(request, body: try await collect(request)) }
+            group.get(RouterPath(path)) { request, context in try await osmAnd(request, body: nil, credential: context.credential) }
+            group.post(RouterPath(path)) { request, context in
+                try await osmAnd(request, body: try await collect(request), credential: context.credential)
+            }
         }
     }
 
@@ -29,8 +32,10 @@ struct AppRoutes: Sendable {
     /// message's `topic` or `tid`. Answers `[]` (the app reads an array of messages back) once the fixes are durable,
     /// also when the engine refused them (a resend the app made after a lost answer: duplicates; an offline
     /// buffer flushed late): counted as rejections by reason. A body of location messages none of which could be
-    /// read is a 422 with the reasons, and so is a body with no message at all.
-    private func ownTracks(_ request: Request) async throws -> Response {
+    /// read is a 422 with the reasons, and so is a body with no message at all. A device credential's body is
+    /// refused whole (403) when any fix is of a device not its own, so the device names checked are those the
+    /// fixes carry, however they were named.
+    private func ownTracks(_ request: Request, credential: Credential?) async throws -> Response {
         func header(_ name: String) -> String? {
             request.headers.first { $0.name.canonicalName == name }.flatMap { $0.value.isEmpty ? nil : $0.value }
         }
@@ -45,6 +50,7 @@ struct AppRoutes: Sendable {
             try await Problem.mapping { () async throws(HostError) in try await host.process(fixes: fixes, lines: lines) }
         }
         reader.coalesce = true
+        reader.screen = APIRoutes.screen(for: credential)
         let summary = try await Self.read(request, &reader)
         let ignored = reader.decoder.ignored
         for (type, n) in ignored {
@@ -60,7 +66,7 @@ struct AppRoutes: Sendable {
     /// `{"position": …, "device": …}`). Answers 200 with an empty body once durable, as Traccar does, also for a
     /// position the engine refused (a resend, an older timestamp: Traccar Client resends until it gets a 200); 400
     /// with the reason when no position could be read.
-    private func osmAnd(_ request: Request, body: [UInt8]?) async throws -> Response {
+    private func osmAnd(_ request: Request, body: [UInt8]?, credential: Credential?) async throws -> Response {
         var results: [Result<LocationFix, IngestError>] = []
         let contentType = request.headers[.contentType]?.lowercased() ?? ""
         if let body, let first = body.first(where: { !IngestReader<NDJSONFixDecoder>.isBlank($0) }), first == UInt8(ascii: "{") || first == UInt8(ascii: "[") {
@@ -94,6 +100,7 @@ struct AppRoutes: Sendable {
             case .failure(let e): summary.reject(line: k + 1, field: e.field, reason: e.reason, kind: e.kind)
             }
         }
+        try credential?.requireOwn(fixes.lazy.map(\.fix.device))
         if !fixes.isEmpty {
             let rejected = try await Problem.mapping { () async throws(HostError) in try await host.process(fixes: fixes) }
             summary.accepted += fixes.count - rejected.count

@@ -4,6 +4,7 @@ import Hummingbird
 /// Requires `Authorization: Bearer <token>` on everything but `/healthz` (a load balancer probes it without
 /// credentials), or HTTP Basic credentials whose password is the token (any user name): the OwnTracks app and
 /// Traccar Client can send only Basic. The comparison takes the same time wherever the first difference is.
+/// The cluster's API (`ClusterServer`); the single instance checks scoped credentials (`CredentialMiddleware`).
 struct BearerTokenMiddleware<Context: RequestContext>: RouterMiddleware {
     let token: [UInt8]
 
@@ -11,7 +12,7 @@ struct BearerTokenMiddleware<Context: RequestContext>: RouterMiddleware {
         if request.uri.path == "/healthz" { return try await next(request, context) }
         let header = request.headers[.authorization] ?? ""
         guard let credentials = Self.bearerCredentials(header) ?? Self.basicPassword(header), Self.constantTimeEqual(credentials, token) else {
-            throw Problem(.unauthorized, title: "Unauthorized", detail: "a valid bearer token is required (or Basic credentials with the token as password)")
+            throw Problem.unauthorized(basic: CredentialMiddleware.appPaths.contains(request.uri.path), invalid: !header.isEmpty)
         }
         return try await next(request, context)
     }

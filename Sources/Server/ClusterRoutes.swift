@@ -22,7 +22,7 @@ struct ClusterRoutes: Sendable {
 
     func register(on router: Router<BasicRequestContext>) {
         let node = self.node
-        APIRoutes.registerProbes(on: router, metricsText: metricsText) { node.failureReason }
+        APIRoutes.registerProbes(open: router, guarded: router, metricsText: metricsText) { node.failureReason }
         let v1 = router.group("v1")
         v1.get("openapi.json") { _, _ in APIRoutes.json(OpenAPIDocument.bytes) }
         v1.get("cluster") { _, _ in status() }

@@ -35,6 +35,8 @@ public struct GeoTriggerServer: Sendable {
     /// `--regions`, and its requests as read and checked before anything was opened.
     public let regions: RegionsFile?
     let regionEntries: [RegionsFile.Entry]
+    /// The configured token and the credentials stored in the database.
+    public let credentials: Credentials
 
     /// Opens (or creates) the database and restores the engine from it.
     /// - Parameter metricsText: renders `/metrics` (the executable's Prometheus registry); nil answers 404.
@@ -81,6 +83,7 @@ public struct GeoTriggerServer: Sendable {
             } else { "" }
             throw ServerConfigurationError(reason: "cannot open the journal \(configuration.effectiveJournalPath): \(error)\(hint)")
         }
+        self.credentials = try Credentials(store: store, token: configuration.effectiveToken)
         self.host = try EngineHost(store: store, log: log, configuration: configuration.engineConfiguration,
                                    sinks: sinks.map(\.sink.name), recover: configuration.recover, logger: logger)
         self.checkpoints = CheckpointScheduler(host: host, interval: .milliseconds(Int64(configuration.checkpointInterval * 1000)),
@@ -162,16 +165,16 @@ public struct GeoTriggerServer: Sendable {
         return TLSConfiguration.makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(privateKey))
     }
 
-    /// Every route of the API, behind the problem and (when a token is set) bearer-token middleware.
-    public func makeRouter() -> Router<BasicRequestContext> {
-        let router = Router(context: BasicRequestContext.self)
+    /// Every route of the API, behind the problem and credential middleware, each behind the scope it needs.
+    public func makeRouter() -> Router<APIContext> {
+        let router = Router(context: APIContext.self)
         router.add(middleware: ProblemMiddleware())
-        if let token = configuration.effectiveToken {
-            router.add(middleware: BearerTokenMiddleware(token: Array(token.utf8)))
-        }
+        router.add(middleware: CredentialMiddleware(credentials: credentials))
         APIRoutes(host: host, store: host.store, limit: configuration.maximumBodyBytes, pressure: dispatcher.pressure,
-                  metricsText: metricsText).register(on: router)
-        OutboxRoutes(store: host.store, dispatcher: dispatcher, signal: host.outboxSignal, feeder: host.feeder).register(on: router)
+                  metricsText: metricsText).register(on: router, credentials: credentials)
+        OutboxRoutes(store: host.store, dispatcher: dispatcher, signal: host.outboxSignal, feeder: host.feeder)
+            .register(read: router.group("v1").add(middleware: ScopeMiddleware(access: .read)),
+                      admin: router.group("v1").add(middleware: ScopeMiddleware(access: .admin)))
         return router
     }
 

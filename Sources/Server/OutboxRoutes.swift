@@ -17,10 +17,11 @@ struct OutboxRoutes: Sendable {
     static let defaultDeadLetters = 100
     static let maximumDeadLetters = 1000
 
-    func register(on router: Router<BasicRequestContext>) {
-        let v1 = router.group("v1")
-        v1.get("outbox") { request, _ in try status(request) }
-        v1.post("outbox/dead-letters/:id/replay") { _, context in
+    /// - Parameters:
+    ///   - read: where the status goes; `admin`, where the replay goes.
+    func register(read: RouterGroup<APIContext>, admin: RouterGroup<APIContext>) {
+        read.get("outbox") { request, _ in try status(request) }
+        admin.post("outbox/dead-letters/:id/replay") { _, context in
             let text = try context.parameters.require("id")
             guard let id = Int64(text) else {
                 throw Problem(.badRequest, title: "Bad dead letter id", detail: "'\(text)' is not a dead letter id (an integer)")

@@ -13,6 +13,8 @@ public struct Problem: HTTPResponseError, Sendable {
     public var extensions: [(String, String)]
     /// Seconds for a `Retry-After` header (a 503 the client should retry).
     public var retryAfter: Int?
+    /// `WWW-Authenticate` challenges, one header field each (every 401 has at least one, RFC 9110 §11.6.1).
+    public var challenges: [String] = []
 
     public init(_ status: HTTPResponse.Status, title: String, detail: String, extensions: [(String, String)] = []) {
         self.status = status
@@ -24,6 +26,7 @@ public struct Problem: HTTPResponseError, Sendable {
     public func response(from request: Request, context: some RequestContext) throws -> Response {
         var headers: HTTPFields = [.contentType: "application/problem+json"]
         if let retryAfter { headers[.retryAfter] = String(retryAfter) }
+        for c in challenges { headers.append(.init(name: .wwwAuthenticate, value: c)) }
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
     }
 

@@ -13,18 +13,27 @@ struct QueryRoutes: Sendable {
     /// Half the Earth's circumference: any larger radius means the same thing.
     static let maximumRadius = 20_037_509.0
 
-    func register(on v1: RouterGroup<BasicRequestContext>) {
+    /// - Parameters:
+    ///   - read: the routes over every device (a device credential may not list or search other devices).
+    ///   - ownDevice: one device's routes, which a device credential may call for its own devices.
+    func register(read v1: RouterGroup<APIContext>, ownDevice: RouterGroup<APIContext>) {
         v1.get("devices") { request, _ in try await devices(request) }
-        v1.get("devices/:device") { _, context in try await device(try PathParameter.require("device", context)) }
-        v1.get("devices/:device/regions") { _, context in try await regions(ofDevice: try PathParameter.require("device", context)) }
+        ownDevice.get("devices/:device") { _, context in
+            try await device(try Self.own(try PathParameter.require("device", context), context))
+        }
+        ownDevice.get("devices/:device/regions") { _, context in
+            try await regions(ofDevice: try Self.own(try PathParameter.require("device", context), context))
+        }
         // Ids as apps make them: OwnTracks names a device `user/device`, and a client that does not percent-encode
         // sends `/v1/devices/jane/phone`. Any path under `devices/` with more segments is read as the device's id,
         // `/regions` at its end as that route (a device whose id itself ends in `/regions` needs `%2F`).
-        v1.get("devices/:device/**") { _, context in
+        ownDevice.get("devices/:device/**") { _, context in
             let parts = try [PathParameter.require("device", context)]
                 + context.parameters.getCatchAll().map { part throws(Problem) in try PathParameter.decode(part, name: "device") }
-            if parts.count >= 2, parts.last == "regions" { return try await regions(ofDevice: parts.dropLast().joined(separator: "/")) }
-            return try await device(parts.joined(separator: "/"))
+            if parts.count >= 2, parts.last == "regions" {
+                return try await regions(ofDevice: try Self.own(parts.dropLast().joined(separator: "/"), context))
+            }
+            return try await device(try Self.own(parts.joined(separator: "/"), context))
         }
         v1.get("regions/:region/devices") { _, context in
             let region = try PathParameter.require("region", context)
@@ -126,6 +135,13 @@ struct QueryRoutes: Sendable {
         w.endArray()
         w.endObject()
         return APIRoutes.json(w.bytes)
+    }
+
+    /// `device`, once the caller may read it: a device credential only its own (else 403, whether or not the device
+    /// has state, so the answer does not tell which devices exist).
+    static func own(_ device: String, _ context: APIContext) throws(Problem) -> String {
+        try context.credential?.requireOwn(CollectionOfOne(device))
+        return device
     }
 
     static func noDevice(_ name: String) -> Problem {

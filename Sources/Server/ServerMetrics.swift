@@ -10,6 +10,17 @@ struct ServerMetrics: Sendable {
         Counter(label: "geotrigger_http_client_errors_total", dimensions: [("status", String(status))]).increment()
     }
 
+    /// Requests that presented a valid credential, by its scope (`admin`, `ingest`, `read`, `device`).
+    func authenticated(scope: String) {
+        Counter(label: "geotrigger_auth_requests_total", dimensions: [("scope", scope)]).increment()
+    }
+
+    /// Requests refused for their credential: 401 (`missing`, `unknown`, `revoked`, `mismatch`) and 403 (`scope`: the
+    /// route needs another; `device`: a device credential named another device).
+    func authenticationRefused(_ reason: String) {
+        Counter(label: "geotrigger_auth_refusals_total", dimensions: [("reason", reason)]).increment()
+    }
+
     /// Connections closed at once because their address held `http.maxConnectionsPerAddress` already.
     func connectionRefused() {
         Counter(label: "geotrigger_http_refused_connections_total").increment()

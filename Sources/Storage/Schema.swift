@@ -90,6 +90,20 @@ enum Schema {
             }
             try db.create(index: "dead_letters_by_sink", on: "dead_letters", columns: ["sink", "replay_requested_at"])
         }
+        m.registerMigration("v3") { db in
+            // API credentials: a salted SHA-256 of the secret, never the secret. `devices` is a JSON array of
+            // strings (device scope only). Rows stay after revocation.
+            try db.create(table: "credentials") { t in
+                t.primaryKey("id", .text)
+                t.column("name", .text).notNull()
+                t.column("scope", .text).notNull()
+                t.column("devices", .text).notNull()
+                t.column("salt", .blob).notNull()
+                t.column("hash", .blob).notNull()
+                t.column("created_at", .integer).notNull()
+                t.column("revoked_at", .integer)
+            }
+        }
         return m
     }
 }

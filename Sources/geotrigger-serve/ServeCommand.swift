@@ -24,6 +24,12 @@ struct ServeCommand: AsyncParsableCommand {
     /// First of all, the heap on huge pages (`MallocHugePages`: an exec of this binary, before anything runs).
     static func main() async {
         MallocHugePages.restartWithThemIfUseful()
+        // `geotrigger token …` is run here too: it needs SQLite, which `geotrigger` does not carry.
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        if arguments.first == "token" {
+            TokenCommand.main(Array(arguments.dropFirst()))
+            return
+        }
         await main(nil)
     }
 

@@ -12,17 +12,24 @@ struct GeoTrigger: AsyncParsableCommand {
             fixes and beacon sightings, get SPEC §4 notification requests as NDJSON.
             """,
         version: BuildVersion.string,
-        subcommands: [ReplayCommand.self, ConvertCommand.self, ScanCommand.self, ServeLauncher.self, JournalCommand.self])
+        subcommands: [ReplayCommand.self, ConvertCommand.self, ScanCommand.self, ServeLauncher.self, TokenLauncher.self, JournalCommand.self])
 
-    /// `serve` (and `help serve`) go straight to the service's executable, options and `--help` included.
+    /// `serve` and `token` (and `help serve`, `help token`) go straight to the service's executable, options and
+    /// `--help` included.
     static func main() async {
         MallocHugePages.restartWithThemIfUseful()
         let arguments = Array(CommandLine.arguments.dropFirst())
         if arguments.first == "serve" {
             do { try ServeLauncher.exec(Array(arguments.dropFirst())) } catch { exit(withError: error) }
         }
+        if arguments.first == "token" {
+            do { try ServeLauncher.exec(arguments) } catch { exit(withError: error) }
+        }
         if arguments.count >= 2, arguments[0] == "help", arguments[1] == "serve" {
             do { try ServeLauncher.exec(["--help"]) } catch { exit(withError: error) }
+        }
+        if arguments.count >= 2, arguments[0] == "help", arguments[1] == "token" {
+            do { try ServeLauncher.exec(["token", "--help"]) } catch { exit(withError: error) }
         }
         await main(nil)
     }

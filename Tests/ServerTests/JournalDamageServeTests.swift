@@ -46,7 +46,9 @@ import TestSupport
         #expect(server.log.contains("records skipped"), "\(server.log)")
         #expect(Self.metric((try await server.get("/metrics").body.map { String(buffer: $0) } ?? ""),
                             "geotrigger_journal_skipped_records") > 0)
-        #expect(try await server.put("/v1/requests/alex", requestJSON()).head.status.code == 201)
+        // Put again: 201 if the recovery skipped the record that added it, 200 if a checkpoint or an earlier frame
+        // kept it (which depends on where the records fell around the damage).
+        #expect([200, 201].contains(try await server.put("/v1/requests/alex", requestJSON()).head.status.code))
         for b in 100..<110 { #expect(try await server.post("/v1/fixes", DiskFullServeTests.batch(b)).head.status.code == 200) }
         // Every notification fired since the recovery reaches the sink.
         let after = try await Self.waitForDelivery(server, sink: sink, since: before)

@@ -20,7 +20,7 @@ import TriggerEngine
 
     @Test func newFileIsMigratedToV1InWALMode() throws {
         let store = try open()
-        #expect(try store.appliedMigrations() == ["v1", "v2"])
+        #expect(try store.appliedMigrations() == ["v1", "v2", "v3"])
         let mode = try store.read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") }
         #expect(mode == "wal")
     }

@@ -1,0 +1,4 @@
+import ArgumentParser
+import Storage
+
+extension CredentialScope: ExpressibleByArgument {}
