@@ -6,6 +6,7 @@ import Logging
 import MQTT
 import Server
 import Testing
+import TestSupport
 
 /// `geotrigger serve --sink mqtt://…` end to end: a real server (HTTP on loopback, a real SQLite file) fires
 /// notifications into its outbox, and its MQTT sink publishes them to a real mosquitto that the test starts, stalls,
@@ -52,7 +53,7 @@ struct ServeDeliveryTests {
         var logger = Logger(label: "serve-mqtt-tests")
         logger.logLevel = .critical
         let server = try GeoTriggerServer(configuration: configuration, logger: logger)
-        try await server.closingStorage { try await server.makeApplication().test(.live, body) }
+        try await server.closingStorage { try await server.makeApplication().test(.live) { try await body(PatientClient(inner: $0)) } }
     }
 
     static let request = """

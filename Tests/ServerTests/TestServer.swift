@@ -1,4 +1,6 @@
 import Foundation
+import HTTPTypes
+import NIOCore
 import Hummingbird
 import HummingbirdTesting
 import Logging
@@ -39,7 +41,7 @@ struct TestServer {
         let server = try GeoTriggerServer(configuration: configuration(token: token, limit: limit, clock: clock), logger: logger,
                                           metricsText: { registry.emitToBuffer() })
         // Closed after each test: the suite starts hundreds of servers.
-        return try await server.closingStorage { try await server.makeApplication().test(.live, body) }
+        return try await server.closingStorage { try await server.makeApplication().test(.live) { try await body(PatientClient(inner: $0)) } }
     }
 
 
@@ -50,7 +52,7 @@ struct TestServer {
         logger.logLevel = .critical
         let server = try GeoTriggerServer(configuration: configuration, logger: logger, metricsText: { registry.emitToBuffer() })
         // Closed after each test: the suite starts hundreds of servers.
-        return try await server.closingStorage { try await server.makeApplication().test(.live, body) }
+        return try await server.closingStorage { try await server.makeApplication().test(.live) { try await body(PatientClient(inner: $0)) } }
     }
 
     /// The sink's lines once it has at least `count` (the dispatcher runs on its own), or what it has after `seconds`
@@ -85,4 +87,5 @@ func ndjsonNotifications(_ path: String) -> [(deliveryId: String, device: String
 extension TestResponse {
     var text: String { String(buffer: body) }
 }
+
 

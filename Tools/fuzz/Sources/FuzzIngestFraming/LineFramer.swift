@@ -1,1 +1,0 @@
-../../../../Sources/Server/LineFramer.swift

@@ -1,1 +1,0 @@
-../../../../Sources/Server/StreamingRecordDecoder.swift
