@@ -80,7 +80,9 @@ let package = Package(
         .target(name: "MQTT", dependencies: ["CMosquitto", "JSON", "Endpoints"], swiftSettings: strict),
         // NATS and JetStream over nats.c (the only code that touches it): streams, publishes with acknowledgements,
         // ordered reads, key-value buckets.
-        .target(name: "NATS", dependencies: ["CNATS"], swiftSettings: strict),
+        // The one pool of threads for blocking C calls made from async code (NATS, Kafka).
+        .target(name: "BlockingCalls", swiftSettings: strict),
+        .target(name: "NATS", dependencies: ["CNATS", "BlockingCalls"], swiftSettings: strict),
         // Kafka over librdkafka (the only code that touches it): an idempotent producer, a consumer-group member with
         // rebalance callbacks and manual commits, partition readers, topic creation, murmur2 placement, and
         // librdkafka's mock cluster for the tests.
@@ -126,7 +128,7 @@ let package = Package(
         .target(
             name: "Cluster",
             dependencies: [
-                "JSON", "TriggerEngine", "Journal", "EngineLog", "NATS", "Kafka", "Endpoints",
+                "JSON", "TriggerEngine", "Journal", "EngineLog", "NATS", "Kafka", "Endpoints", "BlockingCalls",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -234,7 +236,15 @@ let package = Package(
             swiftSettings: strict),
 
         // Shared by the test targets: seeded RNG, generated scenarios, the built binary, a small disk that fills up.
-        .target(name: "TestSupport", dependencies: ["JSON", "TriggerEngine"], path: "Tests/TestSupport", swiftSettings: strict),
+        .target(
+            name: "TestSupport",
+            dependencies: [
+                "JSON", "TriggerEngine",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            path: "Tests/TestSupport", swiftSettings: strict),
 
         .testTarget(name: "GeometryTests", dependencies: ["Geometry", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "MallocHugePagesTests", dependencies: ["MallocHugePages"], swiftSettings: strict),
@@ -273,6 +283,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -290,6 +301,7 @@ let package = Package(
             name: "MQTTTests",
             dependencies: [
                 "MQTT", "JSON", "Server", "Delivery", "TestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),

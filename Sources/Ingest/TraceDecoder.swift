@@ -1,7 +1,7 @@
 import TriggerEngine
 
 /// Any trace format behind one concrete type: an enum over the decoders, so the replay loop calls no existential.
-public struct TraceDecoder: TraceDecoding, Sendable {
+public struct TraceDecoder: StreamingRecordDecoder, Sendable {
     private enum Storage {
         case csv(CSVFixDecoder)
         case ndjson(NDJSONFixDecoder)
@@ -42,31 +42,31 @@ public struct TraceDecoder: TraceDecoding, Sendable {
     public init(_ decoder: GpsdDecoder) { format = .gpsd; storage = .gpsd(decoder) }
 
     public mutating func decode(
-        _ chunk: UnsafeRawBufferPointer, onFix: (LocationFix) -> Void, onError: (IngestError) -> Void
+        _ chunk: UnsafeRawBufferPointer, onRecord: (LocationFix) -> Void, onError: (IngestError) -> Void
     ) {
         // Setting `.moving` drops the enum's reference, so the bound copy is unique and its buffers are not copied.
         switch storage {
-        case .csv(var d): storage = .moving; d.decode(chunk, onFix: onFix, onError: onError); storage = .csv(d)
-        case .ndjson(var d): storage = .moving; d.decode(chunk, onFix: onFix, onError: onError); storage = .ndjson(d)
-        case .owntracks(var d): storage = .moving; d.decode(chunk, onFix: onFix, onError: onError); storage = .owntracks(d)
-        case .traccar(var d): storage = .moving; d.decode(chunk, onFix: onFix, onError: onError); storage = .traccar(d)
-        case .gpx(var d): storage = .moving; d.decode(chunk, onFix: onFix, onError: onError); storage = .gpx(d)
-        case .nmea(var d): storage = .moving; d.decode(chunk, onFix: onFix, onError: onError); storage = .nmea(d)
-        case .gpsd(var d): storage = .moving; d.decode(chunk, onFix: onFix, onError: onError); storage = .gpsd(d)
+        case .csv(var d): storage = .moving; d.decode(chunk, onRecord: onRecord, onError: onError); storage = .csv(d)
+        case .ndjson(var d): storage = .moving; d.decode(chunk, onRecord: onRecord, onError: onError); storage = .ndjson(d)
+        case .owntracks(var d): storage = .moving; d.decode(chunk, onRecord: onRecord, onError: onError); storage = .owntracks(d)
+        case .traccar(var d): storage = .moving; d.decode(chunk, onRecord: onRecord, onError: onError); storage = .traccar(d)
+        case .gpx(var d): storage = .moving; d.decode(chunk, onRecord: onRecord, onError: onError); storage = .gpx(d)
+        case .nmea(var d): storage = .moving; d.decode(chunk, onRecord: onRecord, onError: onError); storage = .nmea(d)
+        case .gpsd(var d): storage = .moving; d.decode(chunk, onRecord: onRecord, onError: onError); storage = .gpsd(d)
         case .moving: break
         }
     }
 
-    public mutating func finish(onFix: (LocationFix) -> Void, onError: (IngestError) -> Void) {
+    public mutating func finish(onRecord: (LocationFix) -> Void, onError: (IngestError) -> Void) {
         // Setting `.moving` drops the enum's reference, so the bound copy is unique and its buffers are not copied.
         switch storage {
-        case .csv(var d): storage = .moving; d.finish(onFix: onFix, onError: onError); storage = .csv(d)
-        case .ndjson(var d): storage = .moving; d.finish(onFix: onFix, onError: onError); storage = .ndjson(d)
-        case .owntracks(var d): storage = .moving; d.finish(onFix: onFix, onError: onError); storage = .owntracks(d)
-        case .traccar(var d): storage = .moving; d.finish(onFix: onFix, onError: onError); storage = .traccar(d)
-        case .gpx(var d): storage = .moving; d.finish(onFix: onFix, onError: onError); storage = .gpx(d)
-        case .nmea(var d): storage = .moving; d.finish(onFix: onFix, onError: onError); storage = .nmea(d)
-        case .gpsd(var d): storage = .moving; d.finish(onFix: onFix, onError: onError); storage = .gpsd(d)
+        case .csv(var d): storage = .moving; d.finish(onRecord: onRecord, onError: onError); storage = .csv(d)
+        case .ndjson(var d): storage = .moving; d.finish(onRecord: onRecord, onError: onError); storage = .ndjson(d)
+        case .owntracks(var d): storage = .moving; d.finish(onRecord: onRecord, onError: onError); storage = .owntracks(d)
+        case .traccar(var d): storage = .moving; d.finish(onRecord: onRecord, onError: onError); storage = .traccar(d)
+        case .gpx(var d): storage = .moving; d.finish(onRecord: onRecord, onError: onError); storage = .gpx(d)
+        case .nmea(var d): storage = .moving; d.finish(onRecord: onRecord, onError: onError); storage = .nmea(d)
+        case .gpsd(var d): storage = .moving; d.finish(onRecord: onRecord, onError: onError); storage = .gpsd(d)
         case .moving: break
         }
     }

@@ -60,12 +60,12 @@ struct GpsdStreamDecoder: StreamingRecordDecoder {
     }
 
     mutating func decode(_ chunk: UnsafeRawBufferPointer, onRecord: (LocationFix) -> Void, onError: (IngestError) -> Void) {
-        decoder.decode(chunk, onFix: onRecord, onError: onError)
+        decoder.decode(chunk, onRecord: onRecord, onError: onError)
         count()
     }
 
     mutating func finish(onRecord: (LocationFix) -> Void, onError: (IngestError) -> Void) {
-        decoder.finish(onFix: onRecord, onError: onError)
+        decoder.finish(onRecord: onRecord, onError: onError)
         count()
     }
 

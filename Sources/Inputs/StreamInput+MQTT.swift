@@ -95,13 +95,13 @@ struct MQTTPayloadDecoder {
                 var d = OwnTracksDecoder(source: m.topic)
                 d.device = topicDevice
                 var ignored: [String] = []
-                m.payload.withUnsafeBytes { d.decode($0, onFix: { out.append((number, $0)) }, onIgnored: { ignored.append($0.type) }, onError: { errors.append($0) }) }
-                d.finish(onFix: { out.append((number, $0)) }, onIgnored: { ignored.append($0.type) }, onError: { errors.append($0) })
+                m.payload.withUnsafeBytes { d.decode($0, onRecord: { out.append((number, $0)) }, onIgnored: { ignored.append($0.type) }, onError: { errors.append($0) }) }
+                d.finish(onRecord: { out.append((number, $0)) }, onIgnored: { ignored.append($0.type) }, onError: { errors.append($0) })
                 for t in ignored { Counter(label: "geotrigger_owntracks_ignored_total", dimensions: [("type", t)]).increment() }
             } else {
                 var d = NDJSONFixDecoder(source: m.topic, defaultDevice: topicDevice)
-                m.payload.withUnsafeBytes { d.decode($0, onFix: { out.append((number, $0)) }, onError: { errors.append($0) }) }
-                d.finish(onFix: { out.append((number, $0)) }, onError: { errors.append($0) })
+                m.payload.withUnsafeBytes { d.decode($0, onRecord: { out.append((number, $0)) }, onError: { errors.append($0) }) }
+                d.finish(onRecord: { out.append((number, $0)) }, onError: { errors.append($0) })
             }
             for e in errors {
                 metrics.rejected(e.kind)

@@ -1,3 +1,4 @@
+import BlockingCalls
 import CNATS
 import Synchronization
 #if canImport(Glibc)
@@ -85,7 +86,7 @@ public final class NATSConnection: @unchecked Sendable {
     /// network.
     public static func blocking<T: Sendable>(_ body: @escaping @Sendable () throws(NATSError) -> T) async throws(NATSError) -> T {
         let result: Result<T, NATSError> = await withCheckedContinuation { c in
-            BlockingPool.shared.run { c.resume(returning: Result { () throws(NATSError) in try body() }) }
+            BlockingCalls.submit { c.resume(returning: Result { () throws(NATSError) in try body() }) }
         }
         return try result.get()
     }
@@ -95,7 +96,7 @@ extension NATSConnection {
     /// `blocking` for a call with no result: nil when it succeeded, else its error.
     public static func blockingFailure(_ body: @escaping @Sendable () throws(NATSError) -> Void) async -> NATSError? {
         await withCheckedContinuation { c in
-            BlockingPool.shared.run {
+            BlockingCalls.submit {
                 do throws(NATSError) { try body(); c.resume(returning: nil) } catch { c.resume(returning: error) }
             }
         }

@@ -37,7 +37,7 @@ struct ConvertCommand: ParsableCommand {
                 var reader = try factory.open(path, format: input.traceFormat, device: input.device)
                 progress = TerminalProgress(total: reader.size, label: "convert \(path):")
                 try reader.readAll(
-                    onFix: { fix in
+                    onRecord: { fix in
                         if let reason = fix.invalidity {
                             rejected += 1
                             say("rejected: \(path): \(fix.device) \(fix.timestamp): \(reason)\n")

@@ -1,10 +1,11 @@
 import Ingest
+import TriggerEngine
 
 /// Builds the decoder for a format with the command's options: the one place the CLI lists every trace format it reads.
 struct DecoderFactory: Sendable {
     var options: TraceOptions
 
-    func make(_ format: TraceFormat, source: String, device: String) -> (any TraceDecoding)? {
+    func make(_ format: TraceFormat, source: String, device: String) -> (any StreamingRecordDecoder<LocationFix>)? {
         TraceDecoder(format: format, source: source, defaultDevice: device, options: options)
     }
 

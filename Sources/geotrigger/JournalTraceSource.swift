@@ -38,14 +38,14 @@ struct JournalTraceSource: TraceSource {
         var description: String
     }
 
-    mutating func readAll(onFix: (LocationFix) -> Void, onError: (IngestError) -> Void,
+    mutating func readAll(onRecord: (LocationFix) -> Void, onError: (IngestError) -> Void,
                           shouldContinue: () -> Bool, progress: (Int) -> Void) throws {
         // Progress in bytes, from the records' own sizes (the framing adds a few bytes each).
         var bytes = 0, records = 0
         do {
             while shouldContinue(), let (position, record) = try reader.next() {
                 let r = try HostRecord(record, position: position)
-                if case .fixes(let fixes) = r.input { fixes.forEach(onFix) }
+                if case .fixes(let fixes) = r.input { fixes.forEach(onRecord) }
                 bytes += record.payload.count + 12
                 records += 1
                 if records % 256 == 0 { progress(bytes) }

@@ -73,30 +73,30 @@ import TriggerEngine
         let connection = try NATSConnection(servers: cluster.servers, name: "test")
         let names = ClusterNames(prefix: "ck")
         try names.ensureStreams(on: connection, partitions: 3, replicas: 3, duplicateWindow: .seconds(120))
-        #expect(try PartitionCheckpoint.load(partition: 2, names: names, from: connection) == nil)
+        #expect(try JetStreamCheckpoint.load(partition: 2, names: names, from: connection) == nil)
         var rng = SplitMix(seed: 7)
         let body = (0..<1_300_000).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
-        let first = PartitionCheckpoint(inputSequence: 41, requestsSequence: 3, body: body)
+        let first = JetStreamCheckpoint(inputSequence: 41, requestsSequence: 3, body: body)
         let at = try first.save(partition: 2, names: names, on: connection, replacing: nil)
-        let loaded = try #require(try PartitionCheckpoint.load(partition: 2, names: names, from: connection))
+        let loaded = try #require(try JetStreamCheckpoint.load(partition: 2, names: names, from: connection))
         #expect(loaded.checkpoint == first && loaded.location == at)
         #expect(try connection.messages(stream: names.checkpointsStream, subject: at.dataSubject).count == 3)
         // A second owner that loaded the same checkpoint is fenced out once the first wrote over it.
-        let second = PartitionCheckpoint(inputSequence: 90, requestsSequence: 4, body: Array(body.prefix(1000)))
+        let second = JetStreamCheckpoint(inputSequence: 90, requestsSequence: 4, body: Array(body.prefix(1000)))
         let next = try second.save(partition: 2, names: names, on: connection, replacing: at)
         do {
-            try PartitionCheckpoint(inputSequence: 60, requestsSequence: 4, body: [1, 2, 3]).save(partition: 2, names: names, on: connection, replacing: at)
+            try JetStreamCheckpoint(inputSequence: 60, requestsSequence: 4, body: [1, 2, 3]).save(partition: 2, names: names, on: connection, replacing: at)
             Issue.record("a checkpoint over a replaced head was accepted")
         } catch { #expect(error.kind == .conflict) }
-        #expect(try PartitionCheckpoint.load(partition: 2, names: names, from: connection)?.checkpoint == second)
+        #expect(try JetStreamCheckpoint.load(partition: 2, names: names, from: connection)?.checkpoint == second)
         // The replaced checkpoint's chunks are gone; the new one's are there.
         #expect(try connection.messages(stream: names.checkpointsStream, subject: at.dataSubject).isEmpty)
         #expect(try connection.messages(stream: names.checkpointsStream, subject: next.dataSubject).count == 1)
         #expect(try connection.messages(stream: names.checkpointsStream, subject: names.checkpointHead(2)).count == 1)
         // Another partition's checkpoints are its own.
-        #expect(try PartitionCheckpoint.load(partition: 1, names: names, from: connection) == nil)
+        #expect(try JetStreamCheckpoint.load(partition: 1, names: names, from: connection) == nil)
         try connection.publish(subject: names.checkpointHead(2), data: Array("GTPC".utf8) + [2, 0, 0])
-        #expect(throws: (any Error).self) { _ = try PartitionCheckpoint.load(partition: 2, names: names, from: connection) }
+        #expect(throws: (any Error).self) { _ = try JetStreamCheckpoint.load(partition: 2, names: names, from: connection) }
     }
 
     /// What the gateway writes, the partition owner reads: inputs keep their requests-stream stamp.

@@ -51,8 +51,8 @@ import TriggerEngine
         let renamed = try Self.route14(header: #""id","Vehicle","trip_id","GPS Time","latitude","longitude","bearing","origin","destination","route_name","direction","operator""#)
         var d = CSVFixDecoder(source: "bus.csv")
         var out = Decoded()
-        renamed.withUnsafeBytes { d.decode($0, onFix: { out.fixes.append($0) }, onError: { out.errors.append($0) }) }
-        d.finish(onFix: { out.fixes.append($0) }, onError: { out.errors.append($0) })
+        renamed.withUnsafeBytes { d.decode($0, onRecord: { out.fixes.append($0) }, onError: { out.errors.append($0) }) }
+        d.finish(onRecord: { out.fixes.append($0) }, onError: { out.errors.append($0) })
         #expect(out.errors.isEmpty && d.warnings.isEmpty, "\(out.errors) \(d.warnings)")
         #expect(Set(out.fixes.map(\.device)).count == 8)
         #expect(out.fixes == original.fixes)
@@ -74,8 +74,8 @@ import TriggerEngine
         let renamed = try Self.route14(header: #""id","Fahrzeug","trip_id","timestamp","latitude","longitude","bearing","origin","destination","route_name","direction","operator""#)
         var d = CSVFixDecoder(source: "bus.csv")
         var fixes: [LocationFix] = []
-        renamed.withUnsafeBytes { d.decode($0, onFix: { fixes.append($0) }, onError: { _ in }) }
-        d.finish(onFix: { fixes.append($0) }, onError: { _ in })
+        renamed.withUnsafeBytes { d.decode($0, onRecord: { fixes.append($0) }, onError: { _ in }) }
+        d.finish(onRecord: { fixes.append($0) }, onError: { _ in })
         #expect(Set(fixes.map(\.device)).count == 1533)  // what the issue saw
         #expect(d.warnings.map(\.kind) == [IngestWarning.Kind.devicePerRow])
     }
@@ -110,8 +110,8 @@ import TriggerEngine
         #expect(out.errors[0].reason.contains("latitude (column \"y\")"))
         #expect(out.errors[0].reason.contains(#"it has "time", "lat", "lon""#))
         // The rows are counted once, as a warning, not reported one by one.
-        Array("time,lat,lon\n1,2,3\n4,5,6\n".utf8).withUnsafeBytes { d.decode($0, onFix: { _ in }, onError: { _ in }) }
-        d.finish(onFix: { _ in }, onError: { _ in })
+        Array("time,lat,lon\n1,2,3\n4,5,6\n".utf8).withUnsafeBytes { d.decode($0, onRecord: { _ in }, onError: { _ in }) }
+        d.finish(onRecord: { _ in }, onError: { _ in })
         #expect(d.warnings.map(\.kind) == [IngestWarning.Kind.rowsNotRead])
         #expect(d.warnings.first?.message.hasPrefix("2 rows not read") == true)
     }
@@ -153,8 +153,8 @@ import TriggerEngine
     @Test func aRowIDThatGivesEveryRowItsOwnDeviceIsOneWarning() throws {
         var d = decoder
         let text = Self.rows(1500) { "\(23_811_684 + $0)" }
-        Array(text.utf8).withUnsafeBytes { d.decode($0, onFix: { _ in }, onError: { _ in }) }
-        d.finish(onFix: { _ in }, onError: { _ in })
+        Array(text.utf8).withUnsafeBytes { d.decode($0, onRecord: { _ in }, onError: { _ in }) }
+        d.finish(onRecord: { _ in }, onError: { _ in })
         #expect(d.warnings.map(\.kind) == [IngestWarning.Kind.devicePerRow])
         #expect(d.warnings.first?.message.contains(#"column "id" gives nearly every row its own device (1000 devices in the first 1000 rows)"#) == true)
     }
@@ -167,17 +167,17 @@ import TriggerEngine
     ])
     func theDevicePerRowWarningNeedsNearlyEveryRowDistinct(rows: Int, devices: Int, warns: Bool) {
         var d = decoder
-        Array(Self.rows(rows) { "d\($0 % devices)" }.utf8).withUnsafeBytes { d.decode($0, onFix: { _ in }, onError: { _ in }) }
-        d.finish(onFix: { _ in }, onError: { _ in })
+        Array(Self.rows(rows) { "d\($0 % devices)" }.utf8).withUnsafeBytes { d.decode($0, onRecord: { _ in }, onError: { _ in }) }
+        d.finish(onRecord: { _ in }, onError: { _ in })
         #expect(d.warnings.map(\.kind) == (warns ? [IngestWarning.Kind.devicePerRow] : []))
     }
 
     @Test func theDefaultDeviceNeverWarns() {
         var d = CSVFixDecoder(source: "van3.csv", defaultDevice: "van3")
         Array("time,lat,lon\n".utf8 + (0..<50).flatMap { "\($0),1,1\n".utf8 }).withUnsafeBytes {
-            d.decode($0, onFix: { _ in }, onError: { _ in })
+            d.decode($0, onRecord: { _ in }, onError: { _ in })
         }
-        d.finish(onFix: { _ in }, onError: { _ in })
+        d.finish(onRecord: { _ in }, onError: { _ in })
         #expect(d.warnings.isEmpty)
     }
 

@@ -10,7 +10,7 @@ struct Decoded: Equatable {
 }
 
 /// Feeds `bytes` to a fresh decoder in chunks of `chunkSize` (nil: all at once), then finishes.
-func decode<D: TraceDecoding>(_ decoder: D, _ bytes: [UInt8], chunkSize: Int? = nil) -> Decoded {
+func decode<D: StreamingRecordDecoder<LocationFix>>(_ decoder: D, _ bytes: [UInt8], chunkSize: Int? = nil) -> Decoded {
     var d = decoder
     var out = Decoded()
     let size = max(1, chunkSize ?? max(bytes.count, 1))
@@ -18,16 +18,16 @@ func decode<D: TraceDecoding>(_ decoder: D, _ bytes: [UInt8], chunkSize: Int? = 
     bytes.withUnsafeBytes { all in
         repeat {
             let end = min(start + size, all.count)
-            d.decode(UnsafeRawBufferPointer(rebasing: all[start..<end]), onFix: { out.fixes.append($0) },
+            d.decode(UnsafeRawBufferPointer(rebasing: all[start..<end]), onRecord: { out.fixes.append($0) },
                      onError: { out.errors.append($0) })
             start = end
         } while start < all.count
     }
-    d.finish(onFix: { out.fixes.append($0) }, onError: { out.errors.append($0) })
+    d.finish(onRecord: { out.fixes.append($0) }, onError: { out.errors.append($0) })
     return out
 }
 
-func decode<D: TraceDecoding>(_ decoder: D, _ text: String, chunkSize: Int? = nil) -> Decoded {
+func decode<D: StreamingRecordDecoder<LocationFix>>(_ decoder: D, _ text: String, chunkSize: Int? = nil) -> Decoded {
     decode(decoder, Array(text.utf8), chunkSize: chunkSize)
 }
 

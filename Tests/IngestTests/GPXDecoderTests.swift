@@ -14,8 +14,8 @@ import TriggerEngine
     func decode(_ bytes: [UInt8], _ decoder: GPXDecoder) -> (fixes: [LocationFix], errors: [IngestError], warnings: [IngestWarning]) {
         var d = decoder
         var fixes: [LocationFix] = [], errors: [IngestError] = []
-        bytes.withUnsafeBytes { d.decode($0, onFix: { fixes.append($0) }, onError: { errors.append($0) }) }
-        d.finish(onFix: { fixes.append($0) }, onError: { errors.append($0) })
+        bytes.withUnsafeBytes { d.decode($0, onRecord: { fixes.append($0) }, onError: { errors.append($0) }) }
+        d.finish(onRecord: { fixes.append($0) }, onError: { errors.append($0) })
         return (fixes, errors, d.warnings)
     }
 

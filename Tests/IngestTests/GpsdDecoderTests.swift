@@ -23,8 +23,8 @@ import TriggerEngine
     @Test func tpvsWithAFixAreFixesTheRestIsCounted() {
         var decoder = GpsdDecoder(source: "t")
         var fixes: [LocationFix] = [], errors: [IngestError] = []
-        Array(Self.session.utf8).withUnsafeBytes { decoder.decode($0, onFix: { fixes.append($0) }, onError: { errors.append($0) }) }
-        decoder.finish(onFix: { fixes.append($0) }, onError: { errors.append($0) })
+        Array(Self.session.utf8).withUnsafeBytes { decoder.decode($0, onRecord: { fixes.append($0) }, onError: { errors.append($0) }) }
+        decoder.finish(onRecord: { fixes.append($0) }, onError: { errors.append($0) })
         #expect(fixes.count == 2)
         #expect(fixes.map(\.device) == ["/dev/ttyUSB0", "/dev/ttyUSB0"])
         #expect(fixes[0].horizontalAccuracy == 9.5 && fixes[0].altitude == 111.19 && fixes[0].course == 287.4 && fixes[0].speed == 0.206)
@@ -34,7 +34,7 @@ import TriggerEngine
         #expect(errors.count == 1 && errors.first?.field == "lat", "\(errors)")
         var named = GpsdDecoder(source: "t", device: "truck-7")
         var renamed: [LocationFix] = []
-        Array(Self.session.utf8).withUnsafeBytes { named.decode($0, onFix: { renamed.append($0) }, onError: { _ in }) }
+        Array(Self.session.utf8).withUnsafeBytes { named.decode($0, onRecord: { renamed.append($0) }, onError: { _ in }) }
         #expect(renamed.map(\.device) == ["truck-7", "truck-7"])
         #expect(TraceFormat.detect(prefix: Array(Self.session.utf8), fileName: "x") == .gpsd)
     }
@@ -57,8 +57,8 @@ import TriggerEngine
             }
             var decoder = GpsdDecoder(source: name, defaultDevice: "rx")
             var fixes: [LocationFix] = []
-            Array((json.joined(separator: "\n") + "\n").utf8).withUnsafeBytes { decoder.decode($0, onFix: { fixes.append($0) }, onError: { _ in }) }
-            decoder.finish(onFix: { fixes.append($0) }, onError: { _ in })
+            Array((json.joined(separator: "\n") + "\n").utf8).withUnsafeBytes { decoder.decode($0, onRecord: { fixes.append($0) }, onError: { _ in }) }
+            decoder.finish(onRecord: { fixes.append($0) }, onError: { _ in })
             #expect(fixes.count == expected.count, "\(name)")
             #expect(zip(fixes, expected).allSatisfy { $0.latitude == $1.0 && $0.longitude == $1.1 }, "\(name)")
             compared += expected.count

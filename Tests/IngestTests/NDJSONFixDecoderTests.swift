@@ -273,9 +273,9 @@ import TriggerEngine
         var d = decoder
         var fixes: [LocationFix] = []
         let bytes = Array(#"{"device":"a","timestamp":1,"latitude":1,"longitude":2}"#.utf8)
-        bytes.withUnsafeBytes { d.decode($0, onFix: { fixes.append($0) }, onError: { _ in }) }
+        bytes.withUnsafeBytes { d.decode($0, onRecord: { fixes.append($0) }, onError: { _ in }) }
         #expect(fixes.isEmpty)
-        d.finish(onFix: { fixes.append($0) }, onError: { _ in })
+        d.finish(onRecord: { fixes.append($0) }, onError: { _ in })
         #expect(fixes.count == 1)
     }
 

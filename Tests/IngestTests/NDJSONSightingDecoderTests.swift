@@ -17,12 +17,12 @@ import TriggerEngine
         bytes.withUnsafeBytes { all in
             repeat {
                 let end = min(start + size, all.count)
-                d.decode(UnsafeRawBufferPointer(rebasing: all[start..<end]), onSighting: { sightings.append($0) },
+                d.decode(UnsafeRawBufferPointer(rebasing: all[start..<end]), onRecord: { sightings.append($0) },
                          onError: { errors.append($0) })
                 start = end
             } while start < all.count
         }
-        d.finish(onSighting: { sightings.append($0) }, onError: { errors.append($0) })
+        d.finish(onRecord: { sightings.append($0) }, onError: { errors.append($0) })
         return (sightings, errors)
     }
 

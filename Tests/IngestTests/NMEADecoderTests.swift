@@ -6,8 +6,8 @@ import TriggerEngine
     func decode(_ text: String) -> (fixes: [LocationFix], errors: [IngestError]) {
         var d = NMEADecoder(source: "t.nmea", defaultDevice: "gps")
         var fixes: [LocationFix] = [], errors: [IngestError] = []
-        Array(text.utf8).withUnsafeBytes { d.decode($0, onFix: { fixes.append($0) }, onError: { errors.append($0) }) }
-        d.finish(onFix: { fixes.append($0) }, onError: { errors.append($0) })
+        Array(text.utf8).withUnsafeBytes { d.decode($0, onRecord: { fixes.append($0) }, onError: { errors.append($0) }) }
+        d.finish(onRecord: { fixes.append($0) }, onError: { errors.append($0) })
         return (fixes, errors)
     }
 
@@ -62,8 +62,8 @@ import TriggerEngine
         bytes += (0..<500).map { UInt8(truncatingIfNeeded: $0 &* 37) }
         var d = NMEADecoder(source: "t", defaultDevice: "gps")
         var fixes = 0
-        bytes.withUnsafeBytes { d.decode($0, onFix: { _ in fixes += 1 }, onError: { _ in }) }
-        d.finish(onFix: { _ in fixes += 1 }, onError: { _ in })
+        bytes.withUnsafeBytes { d.decode($0, onRecord: { _ in fixes += 1 }, onError: { _ in }) }
+        d.finish(onRecord: { _ in fixes += 1 }, onError: { _ in })
         #expect(fixes == 1)
     }
 

@@ -26,10 +26,10 @@ struct NMEAGpsdOracleTests {
         var k = 0
         while k < bytes.count {
             let end = min(bytes.count, k + 1021)
-            bytes[k..<end].withUnsafeBytes { d.decode($0, onFix: { fixes.append($0) }, onError: { r.errors[$0.kind, default: 0] += 1 }) }
+            bytes[k..<end].withUnsafeBytes { d.decode($0, onRecord: { fixes.append($0) }, onError: { r.errors[$0.kind, default: 0] += 1 }) }
             k = end
         }
-        d.finish(onFix: { fixes.append($0) }, onError: { r.errors[$0.kind, default: 0] += 1 })
+        d.finish(onRecord: { fixes.append($0) }, onError: { r.errors[$0.kind, default: 0] += 1 })
         r.fixes = fixes.count
         var bySecond: [Int64: [LocationFix]] = [:]
         for f in fixes { bySecond[Self.floorSecond(f.timestamp), default: []].append(f) }

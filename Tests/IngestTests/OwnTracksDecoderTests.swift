@@ -18,12 +18,12 @@ import TriggerEngine
         bytes.withUnsafeBytes { all in
             repeat {
                 let end = min(start + size, all.count)
-                d.decode(UnsafeRawBufferPointer(rebasing: all[start..<end]), onFix: { out.fixes.append($0) },
+                d.decode(UnsafeRawBufferPointer(rebasing: all[start..<end]), onRecord: { out.fixes.append($0) },
                          onIgnored: { ignored.append($0) }, onError: { out.errors.append($0) })
                 start = end
             } while start < all.count
         }
-        d.finish(onFix: { out.fixes.append($0) }, onIgnored: { ignored.append($0) }, onError: { out.errors.append($0) })
+        d.finish(onRecord: { out.fixes.append($0) }, onIgnored: { ignored.append($0) }, onError: { out.errors.append($0) })
         return (out, ignored, d)
     }
 

@@ -56,8 +56,8 @@ import TriggerEngine
         var d = decoder
         let bytes = Array(#"{"event":{"id":500,"type":"deviceOffline"},"device":{"uniqueId":"x"}}"#.utf8)
         var errors = 0, fixes = 0
-        bytes.withUnsafeBytes { d.decode($0, onFix: { _ in fixes += 1 }, onError: { _ in errors += 1 }) }
-        d.finish(onFix: { _ in fixes += 1 }, onError: { _ in errors += 1 })
+        bytes.withUnsafeBytes { d.decode($0, onRecord: { _ in fixes += 1 }, onError: { _ in errors += 1 }) }
+        d.finish(onRecord: { _ in fixes += 1 }, onError: { _ in errors += 1 })
         #expect(fixes == 0 && errors == 0 && d.ignoredCount == 1)
     }
 

@@ -39,7 +39,7 @@ import TriggerEngine
         }
         opened(ContinuousClock.now - started)
         var fixes: [LocationFix] = [], errors: [IngestError] = []
-        try reader.readAll(onFix: { fixes.append($0) }, onError: { errors.append($0) })
+        try reader.readAll(onRecord: { fixes.append($0) }, onError: { errors.append($0) })
         #expect(reader.bytesRead == bytes.count + (pause > 0 ? 1 : 0))
         return (reader.format, fixes, errors)
     }

@@ -55,8 +55,8 @@ import TriggerEngine
 
     @Test func theFacadeReportsIgnoredMessages() throws {
         var d = try #require(TraceDecoder(format: .owntracks, source: "x"))
-        Array(#"{"_type":"lwt","tst":1}"#.utf8).withUnsafeBytes { d.decode($0, onFix: { _ in }, onError: { _ in }) }
-        d.finish(onFix: { _ in }, onError: { _ in })
+        Array(#"{"_type":"lwt","tst":1}"#.utf8).withUnsafeBytes { d.decode($0, onRecord: { _ in }, onError: { _ in }) }
+        d.finish(onRecord: { _ in }, onError: { _ in })
         #expect(d.ignoredCount == 1)
     }
 }

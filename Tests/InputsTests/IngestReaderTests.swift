@@ -102,10 +102,10 @@ import TriggerEngine
         struct Framed: StreamingRecordDecoder {
             var inner = NDJSONFixDecoder(source: "test")
             mutating func decode(_ chunk: UnsafeRawBufferPointer, onRecord: (LocationFix) -> Void, onError: (IngestError) -> Void) {
-                inner.decode(chunk, onFix: onRecord, onError: onError)
+                inner.decode(chunk, onRecord: onRecord, onError: onError)
             }
             mutating func finish(onRecord: (LocationFix) -> Void, onError: (IngestError) -> Void) {
-                inner.finish(onFix: onRecord, onError: onError)
+                inner.finish(onRecord: onRecord, onError: onError)
             }
             var warnings: [IngestWarning] { inner.warnings }
         }

@@ -37,7 +37,7 @@ let package = Package(
         fuzzTarget("FuzzTraceDetect", ["FuzzChecks", ingest]),
         fuzzTarget("FuzzRequestJSON", ["FuzzChecks", json, engine]),
         fuzzTarget("FuzzGeoJSON", ["FuzzChecks", json, engine]),
-        // LineFramer.swift and StreamingRecordDecoder.swift here are symbolic links to the Server module's own files.
+        // The framing of the server's ingest reader, with Ingest's own LineFramer and StreamingRecordDecoder.
         fuzzTarget("FuzzIngestFraming", ["FuzzChecks", json, ingest, engine]),
     ]
 )

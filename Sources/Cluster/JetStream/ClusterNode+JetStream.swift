@@ -27,7 +27,7 @@ extension ClusterNode {
         }
         let gateway = ClusterGateway(log: JetStreamInputLog(connection: connection, names: names, partitions: configuration.partitions),
                                      requests: requests, logger: logger)
-        let leases = PartitionLeases(configuration: configuration, names: names, requests: requests, metrics: metrics, logger: logger)
+        let leases = JetStreamLeases(configuration: configuration, names: names, requests: requests, metrics: metrics, logger: logger)
         return (gateway, leases)
     }
 }

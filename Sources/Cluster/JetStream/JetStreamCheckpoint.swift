@@ -12,7 +12,7 @@ import TriggerEngine
 /// one goes on checkpointing. Once a head is written, the one it replaced and that one's chunks are purged; a writer
 /// fenced out purges its own chunks. (An owner killed between its chunks and its head leaves chunks no head names:
 /// one checkpoint's worth, on a subject nobody reads.)
-public struct PartitionCheckpoint: Sendable, Equatable {
+public struct JetStreamCheckpoint: Sendable, Equatable {
     /// The state covers every input message up to and including this sequence of the input stream.
     public var inputSequence: UInt64
     /// … and every request change up to this sequence of the requests stream.
@@ -76,7 +76,7 @@ public struct PartitionCheckpoint: Sendable, Equatable {
 
     /// The newest checkpoint of `partition` and where it is, nil when it has none; damage throws (a takeover must
     /// not start from a state it cannot trust).
-    public static func load(partition: Int, names: ClusterNames, from connection: NATSConnection) throws -> (checkpoint: PartitionCheckpoint, location: Location)? {
+    public static func load(partition: Int, names: ClusterNames, from connection: NATSConnection) throws -> (checkpoint: JetStreamCheckpoint, location: Location)? {
         guard let head = try connection.lastMessage(stream: names.checkpointsStream, subject: names.checkpointHead(partition)) else { return nil }
         var r = ByteReader(head.data)
         let what = "checkpoint head \(head.sequence) of partition \(partition)"
@@ -93,6 +93,6 @@ public struct PartitionCheckpoint: Sendable, Equatable {
         }
         guard body.count == size else { throw ClusterError.invalid("\(what): \(body.count) bytes in its chunks, \(size) expected") }
         guard CRC32C.checksum(body) == crc else { throw ClusterError.invalid("\(what): CRC-32C mismatch") }
-        return (PartitionCheckpoint(inputSequence: input, requestsSequence: requests, body: body), Location(head: head.sequence, dataSubject: dataSubject))
+        return (JetStreamCheckpoint(inputSequence: input, requestsSequence: requests, body: body), Location(head: head.sequence, dataSubject: dataSubject))
     }
 }

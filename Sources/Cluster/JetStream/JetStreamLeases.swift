@@ -8,7 +8,7 @@ import Synchronization
 /// the TTL. Live instances heartbeat in a second bucket with the same TTL; each takes up to its share
 /// (⌈P / live instances⌉) of the free partitions and hands over the ones beyond it, checkpointing first. A killed
 /// instance's leases expire and the others take its partitions.
-final class PartitionLeases: PartitionOwnership, @unchecked Sendable {
+final class JetStreamLeases: PartitionOwnership, @unchecked Sendable {
     private let configuration: ClusterConfiguration
     private let names: ClusterNames
     private let requests: RequestsFollower
@@ -39,7 +39,7 @@ final class PartitionLeases: PartitionOwnership, @unchecked Sendable {
     private struct Tenure {
         var revision: UInt64
         var renewed: ContinuousClock.Instant
-        let worker: PartitionWorker
+        let worker: JetStreamPartitionWorker
     }
 
     private func run() {
@@ -122,7 +122,7 @@ final class PartitionLeases: PartitionOwnership, @unchecked Sendable {
                 if case .failure(let e) = created, e.kind != .conflict { throw e }
                 continue
             }
-            let worker = PartitionWorker(partition: p, configuration: configuration, names: names, requests: requests,
+            let worker = JetStreamPartitionWorker(partition: p, configuration: configuration, names: names, requests: requests,
                                          metrics: metrics, logger: logger)
             owned[p] = Tenure(revision: revision, renewed: .now, worker: worker)
             worker.start()

@@ -15,7 +15,7 @@ import TriggerEngine
 /// Anything that fails (a publish, a read, a checkpoint) starts it over from its newest checkpoint: the inputs after
 /// it are evaluated again and fire the same notifications with the same deliveryIds, which JetStream's duplicate
 /// window drops. The same holds across owners: a takeover repeats what the last owner did after its checkpoint.
-final class PartitionWorker: @unchecked Sendable {
+final class JetStreamPartitionWorker: @unchecked Sendable {
     let partition: Int
     private let configuration: ClusterConfiguration
     private let names: ClusterNames
@@ -71,7 +71,7 @@ final class PartitionWorker: @unchecked Sendable {
         var inputSequence: UInt64 = 0, requestsSequence: UInt64 = 0
         let started = ContinuousClock.now
         location = nil
-        if let (checkpoint, at) = try PartitionCheckpoint.load(partition: partition, names: names, from: connection) {
+        if let (checkpoint, at) = try JetStreamCheckpoint.load(partition: partition, names: names, from: connection) {
             location = at
             try engine.restore(checkpoint.body)
             inputSequence = checkpoint.inputSequence
@@ -128,7 +128,7 @@ final class PartitionWorker: @unchecked Sendable {
 
     private var onceBucket: KeyValueBucket?
     /// The checkpoint this tenure restored or wrote last: the next one is written over it (fenced).
-    private var location: PartitionCheckpoint.Location?
+    private var location: JetStreamCheckpoint.Location?
 
     /// A `repeats: false` request fires once in the whole deployment (SPEC §1), but each partition's engine fires it
     /// at its own first transition: the first firing to claim the request's key in the once bucket is the one
@@ -155,7 +155,7 @@ final class PartitionWorker: @unchecked Sendable {
         guard failed == 0 else { throw ClusterError.unavailable("\(failed) notifications were not stored") }
         let started = ContinuousClock.now
         let body = engine.checkpoint()
-        location = try PartitionCheckpoint(inputSequence: input, requestsSequence: requests, body: body)
+        location = try JetStreamCheckpoint(inputSequence: input, requestsSequence: requests, body: body)
             .save(partition: partition, names: names, on: connection, replacing: location)
         metrics.checkpoints.increment()
         metrics.checkpointSeconds.recordNanoseconds((ContinuousClock.now - started).nanoseconds)

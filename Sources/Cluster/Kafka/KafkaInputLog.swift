@@ -1,3 +1,4 @@
+import BlockingCalls
 import Kafka
 
 /// `InputLog` over Kafka: the input topic, each device's messages keyed by its id in the partition murmur2 gives

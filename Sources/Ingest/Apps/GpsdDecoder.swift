@@ -8,7 +8,7 @@ import TriggerEngine
 /// receiver's path, `/dev/ttyUSB0`), else `defaultDevice`. TPVs without a fix (`mode` < 2), a time or a position —
 /// gpsd sends them while a receiver starts — and the other classes (VERSION, DEVICES, WATCH, SKY, …) are skipped
 /// and counted by reason, not errors; a TPV whose values are unusable (latitude 95) is an error with the reason.
-public struct GpsdDecoder: TraceDecoding, Sendable {
+public struct GpsdDecoder: StreamingRecordDecoder, Sendable {
     public let source: String
     public let defaultDevice: String?
     /// Names the device of every report, over the report's own `device`.
@@ -28,21 +28,21 @@ public struct GpsdDecoder: TraceDecoding, Sendable {
         self.device = device
     }
 
-    public mutating func decode(_ chunk: UnsafeRawBufferPointer, onFix: (LocationFix) -> Void, onError: (IngestError) -> Void) {
+    public mutating func decode(_ chunk: UnsafeRawBufferPointer, onRecord: (LocationFix) -> Void, onError: (IngestError) -> Void) {
         var splitter = JSONRecordSplitter()
         swap(&splitter, &records)
         defer { swap(&splitter, &records) }
-        splitter.feed(chunk) { decodeRecord($0, onFix: onFix, onError: onError) }
+        splitter.feed(chunk) { decodeRecord($0, onRecord: onRecord, onError: onError) }
     }
 
-    public mutating func finish(onFix: (LocationFix) -> Void, onError: (IngestError) -> Void) {
+    public mutating func finish(onRecord: (LocationFix) -> Void, onError: (IngestError) -> Void) {
         var splitter = JSONRecordSplitter()
         swap(&splitter, &records)
         defer { swap(&splitter, &records) }
-        splitter.finish { decodeRecord($0, onFix: onFix, onError: onError) }
+        splitter.finish { decodeRecord($0, onRecord: onRecord, onError: onError) }
     }
 
-    private mutating func decodeRecord(_ record: JSONRecordSplitter.Record, onFix: (LocationFix) -> Void, onError: (IngestError) -> Void) {
+    private mutating func decodeRecord(_ record: JSONRecordSplitter.Record, onRecord: (LocationFix) -> Void, onError: (IngestError) -> Void) {
         func report(_ p: FieldProblem) { onError(p.ingestError(source: source, line: record.line, offset: record.offset)) }
         guard let messages = jsonMessages(of: record, maximumLength: records.maximumLength, report: report) else { return }
         for message in messages {
@@ -68,7 +68,7 @@ public struct GpsdDecoder: TraceDecoding, Sendable {
                 continue
             }
             do throws(FieldProblem) {
-                onFix(try Self.fix(members, device: device, defaultDevice: defaultDevice))
+                onRecord(try Self.fix(members, device: device, defaultDevice: defaultDevice))
             } catch {
                 report(error)
             }

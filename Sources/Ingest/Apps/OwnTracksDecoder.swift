@@ -7,7 +7,7 @@ import TriggerEngine
 /// one (it is unique, a `tid` is two letters), else `tid`, else `defaultDevice`.
 /// Other valid types (transition, waypoint, lwt, cmd, card, …) are not fixes: they are counted as ignored, not errors.
 /// Messages that break the schema's rules are errors with the reason.
-public struct OwnTracksDecoder: TraceDecoding, Sendable {
+public struct OwnTracksDecoder: StreamingRecordDecoder, Sendable {
     public let source: String
     public let defaultDevice: String?
     /// The device of every message, over `topic` and `tid`: the HTTP endpoint's `X-Limit-U`/`X-Limit-D` (the app's
@@ -30,37 +30,37 @@ public struct OwnTracksDecoder: TraceDecoding, Sendable {
     }
 
     public mutating func decode(
-        _ chunk: UnsafeRawBufferPointer, onFix: (LocationFix) -> Void, onError: (IngestError) -> Void
+        _ chunk: UnsafeRawBufferPointer, onRecord: (LocationFix) -> Void, onError: (IngestError) -> Void
     ) {
-        decode(chunk, onFix: onFix, onIgnored: { _ in }, onError: onError)
+        decode(chunk, onRecord: onRecord, onIgnored: { _ in }, onError: onError)
     }
 
-    public mutating func finish(onFix: (LocationFix) -> Void, onError: (IngestError) -> Void) {
-        finish(onFix: onFix, onIgnored: { _ in }, onError: onError)
+    public mutating func finish(onRecord: (LocationFix) -> Void, onError: (IngestError) -> Void) {
+        finish(onRecord: onRecord, onIgnored: { _ in }, onError: onError)
     }
 
-    /// Like `decode(_:onFix:onError:)`, also reporting each valid non-location message.
+    /// Like `decode(_:onRecord:onError:)`, also reporting each valid non-location message.
     public mutating func decode(
-        _ chunk: UnsafeRawBufferPointer, onFix: (LocationFix) -> Void, onIgnored: (OwnTracksIgnoredMessage) -> Void,
+        _ chunk: UnsafeRawBufferPointer, onRecord: (LocationFix) -> Void, onIgnored: (OwnTracksIgnoredMessage) -> Void,
         onError: (IngestError) -> Void
     ) {
         var splitter = JSONRecordSplitter()
         swap(&splitter, &records)
         defer { swap(&splitter, &records) }
-        splitter.feed(chunk) { decodeRecord($0, onFix: onFix, onIgnored: onIgnored, onError: onError) }
+        splitter.feed(chunk) { decodeRecord($0, onRecord: onRecord, onIgnored: onIgnored, onError: onError) }
     }
 
     public mutating func finish(
-        onFix: (LocationFix) -> Void, onIgnored: (OwnTracksIgnoredMessage) -> Void, onError: (IngestError) -> Void
+        onRecord: (LocationFix) -> Void, onIgnored: (OwnTracksIgnoredMessage) -> Void, onError: (IngestError) -> Void
     ) {
         var splitter = JSONRecordSplitter()
         swap(&splitter, &records)
         defer { swap(&splitter, &records) }
-        splitter.finish { decodeRecord($0, onFix: onFix, onIgnored: onIgnored, onError: onError) }
+        splitter.finish { decodeRecord($0, onRecord: onRecord, onIgnored: onIgnored, onError: onError) }
     }
 
     private mutating func decodeRecord(
-        _ record: JSONRecordSplitter.Record, onFix: (LocationFix) -> Void,
+        _ record: JSONRecordSplitter.Record, onRecord: (LocationFix) -> Void,
         onIgnored: (OwnTracksIgnoredMessage) -> Void, onError: (IngestError) -> Void
     ) {
         func report(_ p: FieldProblem) { onError(p.ingestError(source: source, line: record.line, offset: record.offset)) }
@@ -71,7 +71,7 @@ public struct OwnTracksDecoder: TraceDecoding, Sendable {
                 case .location(let members):
                     var fix = try Self.fix(members, defaultDevice: device ?? defaultDevice)
                     if let device { fix.device = device }
-                    onFix(fix)
+                    onRecord(fix)
                 case .ignored(let type):
                     ignoredCount += 1
                     ignoredTypes[type, default: 0] += 1

@@ -6,7 +6,7 @@ import TriggerEngine
 /// Fields: `fixTime` (else `deviceTime`, ISO 8601), `latitude`, `longitude`, `altitude`, `speed` (knots, converted to
 /// m/s), `course`, `accuracy` (0 is Traccar's "unknown"), `valid`. The device is the forwarded device's `uniqueId`
 /// (else its `name`), else the position's `uniqueId`, else its numeric `deviceId`, else `defaultDevice`.
-public struct TraccarDecoder: TraceDecoding, Sendable {
+public struct TraccarDecoder: StreamingRecordDecoder, Sendable {
     public let source: String
     public let defaultDevice: String?
     /// Traccar sends `valid: false` when the device had no satellite fix and repeated its last position; such
@@ -29,29 +29,29 @@ public struct TraccarDecoder: TraceDecoding, Sendable {
     }
 
     public mutating func decode(
-        _ chunk: UnsafeRawBufferPointer, onFix: (LocationFix) -> Void, onError: (IngestError) -> Void
+        _ chunk: UnsafeRawBufferPointer, onRecord: (LocationFix) -> Void, onError: (IngestError) -> Void
     ) {
         var splitter = JSONRecordSplitter()
         swap(&splitter, &records)
         defer { swap(&splitter, &records) }
-        splitter.feed(chunk) { decodeRecord($0, onFix: onFix, onError: onError) }
+        splitter.feed(chunk) { decodeRecord($0, onRecord: onRecord, onError: onError) }
     }
 
-    public mutating func finish(onFix: (LocationFix) -> Void, onError: (IngestError) -> Void) {
+    public mutating func finish(onRecord: (LocationFix) -> Void, onError: (IngestError) -> Void) {
         var splitter = JSONRecordSplitter()
         swap(&splitter, &records)
         defer { swap(&splitter, &records) }
-        splitter.finish { decodeRecord($0, onFix: onFix, onError: onError) }
+        splitter.finish { decodeRecord($0, onRecord: onRecord, onError: onError) }
     }
 
     private mutating func decodeRecord(
-        _ record: JSONRecordSplitter.Record, onFix: (LocationFix) -> Void, onError: (IngestError) -> Void
+        _ record: JSONRecordSplitter.Record, onRecord: (LocationFix) -> Void, onError: (IngestError) -> Void
     ) {
         func report(_ p: FieldProblem) { onError(p.ingestError(source: source, line: record.line, offset: record.offset)) }
         guard let items = jsonMessages(of: record, maximumLength: records.maximumLength, report: report) else { return }
         for item in items {
             do throws(FieldProblem) {
-                if let fix = try position(item) { onFix(fix) } else { ignoredCount += 1 }
+                if let fix = try position(item) { onRecord(fix) } else { ignoredCount += 1 }
             } catch {
                 report(error)
             }

@@ -7,7 +7,7 @@ import TriggerEngine
 /// A header without a required column is one `missing-column` error on line 1, and the rows after it are counted in
 /// one warning at `finish`, not reported one by one. A device column that names a different device on nearly every
 /// row (a row number taken for a device) is a warning.
-public struct CSVFixDecoder: TraceDecoding, Sendable {
+public struct CSVFixDecoder: StreamingRecordDecoder, Sendable {
     public let source: String
     public let defaultDevice: String?
     public let columns: CSVColumns
@@ -39,19 +39,19 @@ public struct CSVFixDecoder: TraceDecoding, Sendable {
     }
 
     public mutating func decode(
-        _ chunk: UnsafeRawBufferPointer, onFix: (LocationFix) -> Void, onError: (IngestError) -> Void
+        _ chunk: UnsafeRawBufferPointer, onRecord: (LocationFix) -> Void, onError: (IngestError) -> Void
     ) {
         var splitter = LineSplitter()
         swap(&splitter, &records)
         defer { swap(&splitter, &records) }
-        splitter.feed(chunk) { decodeRecord($0, onFix: onFix, onError: onError) }
+        splitter.feed(chunk) { decodeRecord($0, onRecord: onRecord, onError: onError) }
     }
 
-    public mutating func finish(onFix: (LocationFix) -> Void, onError: (IngestError) -> Void) {
+    public mutating func finish(onRecord: (LocationFix) -> Void, onError: (IngestError) -> Void) {
         var splitter = LineSplitter()
         swap(&splitter, &records)
         defer { swap(&splitter, &records) }
-        splitter.finish { decodeRecord($0, onFix: onFix, onError: onError) }
+        splitter.finish { decodeRecord($0, onRecord: onRecord, onError: onError) }
         if sampled < Self.deviceSampleSize { judgeDeviceColumn() }
         if rowsNotRead > 0 {
             warnings.append(IngestWarning(source: source, kind: IngestWarning.Kind.rowsNotRead,
@@ -73,7 +73,7 @@ public struct CSVFixDecoder: TraceDecoding, Sendable {
     }
 
     private mutating func decodeRecord(
-        _ record: LineSplitter.Line, onFix: (LocationFix) -> Void, onError: (IngestError) -> Void
+        _ record: LineSplitter.Line, onRecord: (LocationFix) -> Void, onError: (IngestError) -> Void
     ) {
         func fail(_ field: String?, _ reason: String, _ kind: String) {
             onError(IngestError(source: source, line: record.number, offset: record.offset, field: field, reason: reason,
@@ -126,7 +126,7 @@ public struct CSVFixDecoder: TraceDecoding, Sendable {
                 sampled += 1
                 if sampled == Self.deviceSampleSize { judgeDeviceColumn() }
             }
-            onFix(fix)
+            onRecord(fix)
         } catch {
             onError(error.ingestError(source: source, line: record.number, offset: record.offset))
         }

@@ -13,7 +13,7 @@ import TriggerEngine
 ///
 /// GPX is one XML document, so the decoder buffers chunks and decodes at `finish`. A point without `time` is one
 /// `missing-time` error (the engine needs time); malformed XML ends the file with one error naming line and offset.
-public struct GPXDecoder: TraceDecoding, Sendable {
+public struct GPXDecoder: StreamingRecordDecoder, Sendable {
     /// Metres of horizontal error per unit of HDOP (a typical consumer-receiver UERE; PDOP is used when HDOP is absent).
     public static let metresPerDilution = 5.0
 
@@ -31,7 +31,7 @@ public struct GPXDecoder: TraceDecoding, Sendable {
         self.waypoints = waypoints
     }
 
-    public mutating func decode(_ chunk: UnsafeRawBufferPointer, onFix: (LocationFix) -> Void, onError: (IngestError) -> Void) {
+    public mutating func decode(_ chunk: UnsafeRawBufferPointer, onRecord: (LocationFix) -> Void, onError: (IngestError) -> Void) {
         buffer.append(contentsOf: chunk)
     }
 
@@ -49,7 +49,7 @@ public struct GPXDecoder: TraceDecoding, Sendable {
         var course: Double?
     }
 
-    public mutating func finish(onFix: (LocationFix) -> Void, onError: (IngestError) -> Void) {
+    public mutating func finish(onRecord: (LocationFix) -> Void, onError: (IngestError) -> Void) {
         var tokenizer = XMLTokenizer(buffer)
         buffer = []
         var path: [Substring] = []
@@ -91,7 +91,7 @@ public struct GPXDecoder: TraceDecoding, Sendable {
                             if a.name == "lon" { p.longitude = Self.number(a.value) ?? .nan }
                         }
                         point = p
-                        if selfClosing { emit(&point, containerName, onFix, onError) }
+                        if selfClosing { emit(&point, containerName, onRecord, onError) }
                     } else if !selfClosing {
                         path.append(name)
                     }
@@ -101,7 +101,7 @@ public struct GPXDecoder: TraceDecoding, Sendable {
                         continue
                     }
                     if name == "trkpt" || name == "rtept" || name == "wpt" {
-                        emit(&point, containerName, onFix, onError)
+                        emit(&point, containerName, onRecord, onError)
                         continue
                     }
                     let text = pendingText.trimmingWhitespace
@@ -135,7 +135,7 @@ public struct GPXDecoder: TraceDecoding, Sendable {
         }
     }
 
-    private func emit(_ point: inout Point?, _ containerName: String?, _ onFix: (LocationFix) -> Void,
+    private func emit(_ point: inout Point?, _ containerName: String?, _ onRecord: (LocationFix) -> Void,
                       _ onError: (IngestError) -> Void) {
         guard let p = point else { return }
         point = nil
@@ -162,7 +162,7 @@ public struct GPXDecoder: TraceDecoding, Sendable {
             let f = reason == .latitudeOutOfRange ? "lat" : reason == .longitudeOutOfRange ? "lon" : "point"
             return fail(f, reason.description, reason.rawValue)
         }
-        onFix(fix)
+        onRecord(fix)
     }
 
     static func number(_ s: String) -> Double? {

@@ -5,7 +5,7 @@ import TriggerEngine
 /// seconds/milliseconds, `latitude`, `longitude`, `horizontalAccuracy`, `altitude`, `speed` m/s, `course`).
 /// Blank lines are skipped, unknown keys ignored. The replay hot path: flat lines are read by an allocation-free byte
 /// scanner; only lines with escapes or nested values go through `JSONParser`.
-public struct NDJSONFixDecoder: TraceDecoding, Sendable {
+public struct NDJSONFixDecoder: StreamingRecordDecoder, Sendable {
     public let source: String
     /// The device of lines without `device` (usually from the file name); without it such lines are errors.
     public let defaultDevice: String?
@@ -23,20 +23,20 @@ public struct NDJSONFixDecoder: TraceDecoding, Sendable {
     }
 
     public mutating func decode(
-        _ chunk: UnsafeRawBufferPointer, onFix: (LocationFix) -> Void, onError: (IngestError) -> Void
+        _ chunk: UnsafeRawBufferPointer, onRecord: (LocationFix) -> Void, onError: (IngestError) -> Void
     ) {
-        decode(chunk, onNumberedFix: { fix, _ in onFix(fix) }, onError: onError)
+        decode(chunk, onNumberedFix: { fix, _ in onRecord(fix) }, onError: onError)
     }
 
-    public mutating func finish(onFix: (LocationFix) -> Void, onError: (IngestError) -> Void) {
-        finish(onNumberedFix: { fix, _ in onFix(fix) }, onError: onError)
+    public mutating func finish(onRecord: (LocationFix) -> Void, onError: (IngestError) -> Void) {
+        finish(onNumberedFix: { fix, _ in onRecord(fix) }, onError: onError)
     }
 
-    /// `decode(_:onFix:onError:)` with the 1-based line each fix was read from (the server's ingest reader feeds
+    /// `decode(_:onRecord:onError:)` with the 1-based line each fix was read from (the server's ingest reader feeds
     /// whole chunks through it instead of splitting lines itself and calling in once per line: the per-call setup
     /// was a quarter of `serve`'s decoding time).
     public mutating func decode(
-        _ chunk: UnsafeRawBufferPointer, onNumberedFix onFix: (LocationFix, Int) -> Void, onError: (IngestError) -> Void
+        _ chunk: UnsafeRawBufferPointer, onNumberedFix onRecord: (LocationFix, Int) -> Void, onError: (IngestError) -> Void
     ) {
         var splitter = LineSplitter()
         swap(&splitter, &lines)
@@ -49,12 +49,12 @@ public struct NDJSONFixDecoder: TraceDecoding, Sendable {
         // Static, with its inputs as locals: calling an instance method here copied the decoder for every line.
         let source = source, defaultDevice = defaultDevice, limit = splitter.maximumLength
         splitter.feed(chunk) {
-            Self.decodeLine($0, source: source, defaultDevice: defaultDevice, limit: limit, layout: &layout, day: &day, onFix: onFix, onError: onError)
+            Self.decodeLine($0, source: source, defaultDevice: defaultDevice, limit: limit, layout: &layout, day: &day, onRecord: onRecord, onError: onError)
         }
     }
 
-    /// `finish(onFix:onError:)` with the line each fix was read from.
-    public mutating func finish(onNumberedFix onFix: (LocationFix, Int) -> Void, onError: (IngestError) -> Void) {
+    /// `finish(onRecord:onError:)` with the line each fix was read from.
+    public mutating func finish(onNumberedFix onRecord: (LocationFix, Int) -> Void, onError: (IngestError) -> Void) {
         var splitter = LineSplitter()
         swap(&splitter, &lines)
         defer { swap(&splitter, &lines) }
@@ -65,12 +65,12 @@ public struct NDJSONFixDecoder: TraceDecoding, Sendable {
         defer { self.day = day }
         let source = source, defaultDevice = defaultDevice, limit = splitter.maximumLength
         splitter.finish {
-            Self.decodeLine($0, source: source, defaultDevice: defaultDevice, limit: limit, layout: &layout, day: &day, onFix: onFix, onError: onError)
+            Self.decodeLine($0, source: source, defaultDevice: defaultDevice, limit: limit, layout: &layout, day: &day, onRecord: onRecord, onError: onError)
         }
     }
 
     private static func decodeLine(_ line: LineSplitter.Line, source: String, defaultDevice: String?, limit: Int,
-                                   layout: inout FixLayout, day: inout RFC3339Day, onFix: (LocationFix, Int) -> Void,
+                                   layout: inout FixLayout, day: inout RFC3339Day, onRecord: (LocationFix, Int) -> Void,
                                    onError: (IngestError) -> Void) {
         func problemError(_ p: FieldProblem, _ line: LineSplitter.Line) -> IngestError {
             p.ingestError(source: source, line: line.number, offset: line.offset)
@@ -94,7 +94,7 @@ public struct NDJSONFixDecoder: TraceDecoding, Sendable {
             }
         }
         do throws(FieldProblem) {
-            onFix(try fields.makeFix(rules, defaultDevice: defaultDevice, day: &day), line.number)
+            onRecord(try fields.makeFix(rules, defaultDevice: defaultDevice, day: &day), line.number)
         } catch {
             onError(problemError(error, line))
         }

@@ -6,7 +6,7 @@ import TriggerEngine
 /// `identity` object: iBeacon `uuid`/`major`/`minor`; AltBeacon `"type": "altbeacon"` with `id1`/`id2`/`id3`;
 /// Eddystone-UID `namespace`/`instance` (hex). Proximity is left `.unknown`: the Beacons module estimates it.
 /// Sightings arrive at radio rates, far below fix replay rates, so every line goes through `JSONParser`.
-public struct NDJSONSightingDecoder: Sendable {
+public struct NDJSONSightingDecoder: StreamingRecordDecoder, Sendable {
     public let source: String
     public let defaultDevice: String?
     private var lines = LineSplitter()
@@ -17,23 +17,23 @@ public struct NDJSONSightingDecoder: Sendable {
     }
 
     public mutating func decode(
-        _ chunk: UnsafeRawBufferPointer, onSighting: (BeaconSighting) -> Void, onError: (IngestError) -> Void
+        _ chunk: UnsafeRawBufferPointer, onRecord: (BeaconSighting) -> Void, onError: (IngestError) -> Void
     ) {
         var splitter = LineSplitter()
         swap(&splitter, &lines)
         defer { swap(&splitter, &lines) }
-        splitter.feed(chunk) { decodeLine($0, onSighting: onSighting, onError: onError) }
+        splitter.feed(chunk) { decodeLine($0, onRecord: onRecord, onError: onError) }
     }
 
-    public mutating func finish(onSighting: (BeaconSighting) -> Void, onError: (IngestError) -> Void) {
+    public mutating func finish(onRecord: (BeaconSighting) -> Void, onError: (IngestError) -> Void) {
         var splitter = LineSplitter()
         swap(&splitter, &lines)
         defer { swap(&splitter, &lines) }
-        splitter.finish { decodeLine($0, onSighting: onSighting, onError: onError) }
+        splitter.finish { decodeLine($0, onRecord: onRecord, onError: onError) }
     }
 
     private func decodeLine(
-        _ line: LineSplitter.Line, onSighting: (BeaconSighting) -> Void, onError: (IngestError) -> Void
+        _ line: LineSplitter.Line, onRecord: (BeaconSighting) -> Void, onError: (IngestError) -> Void
     ) {
         if line.tooLong {
             onError(IngestError(source: source, line: line.number, offset: line.offset,
@@ -43,7 +43,7 @@ public struct NDJSONSightingDecoder: Sendable {
         }
         if isBlank(line.bytes) { return }
         do throws(FieldProblem) {
-            onSighting(try sighting(parseRecord(line.bytes)))
+            onRecord(try sighting(parseRecord(line.bytes)))
         } catch {
             onError(error.ingestError(source: source, line: line.number, offset: line.offset))
         }

@@ -9,7 +9,7 @@ import TriggerEngine
 /// Real receiver streams mix NMEA with vendor binary, noise and `#` comments: anything that is not a `$` sentence is
 /// skipped and counted, never an error; a `$` sentence whose checksum is wrong, or a position sentence with an
 /// unreadable field, is one `IngestError`.
-public struct NMEADecoder: TraceDecoding, Sendable {
+public struct NMEADecoder: StreamingRecordDecoder, Sendable {
     /// Metres of horizontal error per unit of HDOP when no GST sentence gives the error directly.
     public static let metresPerDilution = 5.0
 
@@ -43,20 +43,20 @@ public struct NMEADecoder: TraceDecoding, Sendable {
         var date: (year: Int, month: Int, day: Int)?
     }
 
-    public mutating func decode(_ chunk: UnsafeRawBufferPointer, onFix: (LocationFix) -> Void, onError: (IngestError) -> Void) {
+    public mutating func decode(_ chunk: UnsafeRawBufferPointer, onRecord: (LocationFix) -> Void, onError: (IngestError) -> Void) {
         // The splitter is taken out while it calls back into `self`.
         var lines = splitter
         splitter = LineSplitter()
-        lines.feed(chunk) { line in handle(line, onFix, onError) }
+        lines.feed(chunk) { line in handle(line, onRecord, onError) }
         splitter = lines
     }
 
-    public mutating func finish(onFix: (LocationFix) -> Void, onError: (IngestError) -> Void) {
+    public mutating func finish(onRecord: (LocationFix) -> Void, onError: (IngestError) -> Void) {
         var lines = splitter
         splitter = LineSplitter()
-        lines.finish { line in handle(line, onFix, onError) }
+        lines.finish { line in handle(line, onRecord, onError) }
         splitter = lines
-        if let e = epoch { close(e, onFix, onError) }
+        if let e = epoch { close(e, onRecord, onError) }
         epoch = nil
         for e in waiting {
             onError(IngestError(source: source, line: e.line, field: "date",
@@ -65,7 +65,7 @@ public struct NMEADecoder: TraceDecoding, Sendable {
         waiting = []
     }
 
-    private mutating func handle(_ line: LineSplitter.Line, _ onFix: (LocationFix) -> Void, _ onError: (IngestError) -> Void) {
+    private mutating func handle(_ line: LineSplitter.Line, _ onRecord: (LocationFix) -> Void, _ onError: (IngestError) -> Void) {
         let b = line.bytes
         var i = 0
         var sawSentence = false
@@ -73,14 +73,14 @@ public struct NMEADecoder: TraceDecoding, Sendable {
             guard b[i] == UInt8(ascii: "$") else { i += 1; continue }
             var end = i + 1
             while end < b.count, b[end] != UInt8(ascii: "$"), b[end] != 13, b[end] != 10 { end += 1 }
-            sentence(UnsafeRawBufferPointer(rebasing: b[i..<end]), line: line.number, onFix, onError)
+            sentence(UnsafeRawBufferPointer(rebasing: b[i..<end]), line: line.number, onRecord, onError)
             sawSentence = true
             i = end
         }
         if !sawSentence { ignoredSentences += 1 }
     }
 
-    private mutating func sentence(_ s: UnsafeRawBufferPointer, line: Int, _ onFix: (LocationFix) -> Void,
+    private mutating func sentence(_ s: UnsafeRawBufferPointer, line: Int, _ onRecord: (LocationFix) -> Void,
                                    _ onError: (IngestError) -> Void) {
         // $ttSSS,… [*hh]
         guard s.count >= 7, s[6] == UInt8(ascii: ","),
@@ -121,9 +121,9 @@ public struct NMEADecoder: TraceDecoding, Sendable {
             guard fields.count >= 9 else { return bad(fields.count, "RMC needs at least 9 fields") }
             guard let tod = Self.timeOfDay(fields[0]) else { return fields[0].isEmpty ? noFix() : bad(1, "unreadable time") }
             guard let d = Self.date(fields[8]) else { return fields[8].isEmpty ? noFix() : bad(9, "unreadable date") }
-            begin(tod, line: line, onFix, onError)
+            begin(tod, line: line, onRecord, onError)
             epoch?.date = d
-            adopt(date: d, timeOfDay: tod, onFix, onError)
+            adopt(date: d, timeOfDay: tod, onRecord, onError)
             guard fields[1].first == UInt8(ascii: "A") else { return noFix() }
             guard let lat = Self.coordinate(fields[2], fields[3], degreesDigits: 2),
                 let lon = Self.coordinate(fields[4], fields[5], degreesDigits: 3)
@@ -136,14 +136,14 @@ public struct NMEADecoder: TraceDecoding, Sendable {
             // time, lat, N/S, lon, E/W, quality, sats, hdop, alt, M, geoid, M …
             guard fields.count >= 9 else { return bad(fields.count, "GGA needs at least 9 fields") }
             guard let tod = Self.timeOfDay(fields[0]) else { return fields[0].isEmpty ? noFix() : bad(1, "unreadable time") }
-            begin(tod, line: line, onFix, onError)
+            begin(tod, line: line, onRecord, onError)
             guard let quality = NumberParsing.int(fields[5]), quality > 0 else { return noFix() }
             guard takeGGAStylePosition(fields) else { return bad(2, "unreadable position") }
         case (UInt8(ascii: "G"), UInt8(ascii: "L"), UInt8(ascii: "L")):
             // lat, N/S, lon, E/W, time, status [, mode]
             guard fields.count >= 6 else { return noFix() }
             guard let tod = Self.timeOfDay(fields[4]) else { return noFix() }
-            begin(tod, line: line, onFix, onError)
+            begin(tod, line: line, onRecord, onError)
             guard fields[5].first == UInt8(ascii: "A") else { return noFix() }
             if fields.count > 6, fields[6].first == UInt8(ascii: "N") { return noFix() }
             guard let lat = Self.coordinate(fields[0], fields[1], degreesDigits: 2),
@@ -154,7 +154,7 @@ public struct NMEADecoder: TraceDecoding, Sendable {
         case (UInt8(ascii: "G"), UInt8(ascii: "N"), UInt8(ascii: "S")):
             // time, lat, N/S, lon, E/W, mode per constellation (N = no fix), sats, hdop, alt …
             guard fields.count >= 9, let tod = Self.timeOfDay(fields[0]) else { return noFix() }
-            begin(tod, line: line, onFix, onError)
+            begin(tod, line: line, onRecord, onError)
             guard !fields[5].isEmpty, fields[5].contains(where: { $0 != UInt8(ascii: "N") }) else { return noFix() }
             guard takeGGAStylePosition(fields) else { return bad(2, "unreadable position") }
         case (UInt8(ascii: "Z"), UInt8(ascii: "D"), UInt8(ascii: "A")):
@@ -163,13 +163,13 @@ public struct NMEADecoder: TraceDecoding, Sendable {
                 let month = NumberParsing.int(fields[2]), let year = NumberParsing.int(fields[3]),
                 (1...12).contains(month), year >= 1980, year < 2200, day >= 1, day <= Timestamp.daysInMonth(year: year, month: month)
             else { return noFix() }
-            begin(tod, line: line, onFix, onError)
+            begin(tod, line: line, onRecord, onError)
             epoch?.date = (year, month, day)
-            adopt(date: (year, month, day), timeOfDay: tod, onFix, onError)
+            adopt(date: (year, month, day), timeOfDay: tod, onRecord, onError)
         case (UInt8(ascii: "G"), UInt8(ascii: "S"), UInt8(ascii: "T")):
             // time, rms, semi-major, semi-minor, orientation, σlat, σlon, σalt
             guard fields.count >= 7, let tod = Self.timeOfDay(fields[0]) else { return noFix() }
-            begin(tod, line: line, onFix, onError)
+            begin(tod, line: line, onRecord, onError)
             if let sLat = NumberParsing.double(fields[5]), let sLon = NumberParsing.double(fields[6]) {
                 epoch?.gstError = (sLat * sLat + sLon * sLon).squareRoot()
             }
@@ -196,27 +196,27 @@ public struct NMEADecoder: TraceDecoding, Sendable {
     }
 
     /// Starts a new epoch when the time of day changes, closing the previous one.
-    private mutating func begin(_ tod: Int64, line: Int, _ onFix: (LocationFix) -> Void, _ onError: (IngestError) -> Void) {
+    private mutating func begin(_ tod: Int64, line: Int, _ onRecord: (LocationFix) -> Void, _ onError: (IngestError) -> Void) {
         if let e = epoch, e.timeOfDay == tod { return }
-        if let e = epoch { close(e, onFix, onError) }
+        if let e = epoch { close(e, onRecord, onError) }
         epoch = Epoch(timeOfDay: tod, line: line)
     }
 
     /// A date arrived: epochs that waited for one get it (the same day, or the day before if they were later in
     /// the day than this sentence: they were just before midnight).
     private mutating func adopt(date d: (year: Int, month: Int, day: Int), timeOfDay tod: Int64,
-                                _ onFix: (LocationFix) -> Void, _ onError: (IngestError) -> Void) {
+                                _ onRecord: (LocationFix) -> Void, _ onError: (IngestError) -> Void) {
         date = d
         lastTimeOfDay = tod
         let pending = waiting
         waiting = []
         for var e in pending {
             e.date = e.timeOfDay > tod ? Self.previousDay(d) : d
-            emit(e, onFix, onError)
+            emit(e, onRecord, onError)
         }
     }
 
-    private mutating func close(_ e: Epoch, _ onFix: (LocationFix) -> Void, _ onError: (IngestError) -> Void) {
+    private mutating func close(_ e: Epoch, _ onRecord: (LocationFix) -> Void, _ onError: (IngestError) -> Void) {
         guard e.latitude != nil else { return }
         var e = e
         if e.date == nil {
@@ -229,10 +229,10 @@ public struct NMEADecoder: TraceDecoding, Sendable {
             e.date = d
         }
         lastTimeOfDay = e.timeOfDay
-        emit(e, onFix, onError)
+        emit(e, onRecord, onError)
     }
 
-    private func emit(_ e: Epoch, _ onFix: (LocationFix) -> Void, _ onError: (IngestError) -> Void) {
+    private func emit(_ e: Epoch, _ onRecord: (LocationFix) -> Void, _ onError: (IngestError) -> Void) {
         guard let lat = e.latitude, let lon = e.longitude, let d = e.date else { return }
         guard let device = defaultDevice else {
             onError(IngestError(source: source, line: e.line, field: nil, reason: "NMEA carries no device id and no default was given",
@@ -247,7 +247,7 @@ public struct NMEADecoder: TraceDecoding, Sendable {
             onError(IngestError(source: source, line: e.line, field: "position", reason: reason.description, kind: reason.rawValue))
             return
         }
-        onFix(fix)
+        onRecord(fix)
     }
 
     // MARK: Field readers

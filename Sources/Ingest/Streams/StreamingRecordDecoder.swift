@@ -1,7 +1,11 @@
 import TriggerEngine
 
-/// The fix and sighting decoders seen alike, so one body reader serves every ingest endpoint and format.
-public protocol StreamingRecordDecoder {
+/// The one decoder protocol: every format's decoder (fixes from GPX, NMEA, CSV, NDJSON, OwnTracks, Traccar, gpsd;
+/// sightings from NDJSON), for files, HTTP bodies and streams alike. Bytes arrive in chunks of any size (a chunk may
+/// end mid-line or mid-element); every complete record is decoded as soon as it is complete, and `finish` flushes
+/// whatever remains. Decoders never throw and never crash on any input: each unusable record becomes one
+/// `IngestError`.
+public protocol StreamingRecordDecoder<Record> {
     associatedtype Record: Sendable
     mutating func decode(_ chunk: UnsafeRawBufferPointer, onRecord: (Record) -> Void, onError: (IngestError) -> Void)
     mutating func finish(onRecord: (Record) -> Void, onError: (IngestError) -> Void)
@@ -15,6 +19,7 @@ public protocol StreamingRecordDecoder {
 }
 
 extension StreamingRecordDecoder {
+    public var warnings: [IngestWarning] { [] }
     public static var numbersLines: Bool { false }
     public mutating func decodeNumbered(_ chunk: UnsafeRawBufferPointer, onRecord: (Record, Int) -> Void, onError: (IngestError) -> Void) {
         preconditionFailure("\(Self.self) does not number lines: feed it whole lines")
@@ -24,26 +29,7 @@ extension StreamingRecordDecoder {
     }
 }
 
-/// Every trace format the CLI reads (`POST /v1/fixes?format=`).
-extension TraceDecoder: StreamingRecordDecoder {
-    public mutating func decode(_ chunk: UnsafeRawBufferPointer, onRecord: (LocationFix) -> Void, onError: (IngestError) -> Void) {
-        decode(chunk, onFix: onRecord, onError: onError)
-    }
-
-    public mutating func finish(onRecord: (LocationFix) -> Void, onError: (IngestError) -> Void) {
-        finish(onFix: onRecord, onError: onError)
-    }
-}
-
-extension NDJSONFixDecoder: StreamingRecordDecoder {
-    public mutating func decode(_ chunk: UnsafeRawBufferPointer, onRecord: (LocationFix) -> Void, onError: (IngestError) -> Void) {
-        decode(chunk, onFix: onRecord, onError: onError)
-    }
-
-    public mutating func finish(onRecord: (LocationFix) -> Void, onError: (IngestError) -> Void) {
-        finish(onFix: onRecord, onError: onError)
-    }
-
+extension NDJSONFixDecoder {
     public static var numbersLines: Bool { true }
 
     public mutating func decodeNumbered(_ chunk: UnsafeRawBufferPointer, onRecord: (LocationFix, Int) -> Void, onError: (IngestError) -> Void) {
@@ -53,16 +39,4 @@ extension NDJSONFixDecoder: StreamingRecordDecoder {
     public mutating func finishNumbered(onRecord: (LocationFix, Int) -> Void, onError: (IngestError) -> Void) {
         finish(onNumberedFix: onRecord, onError: onError)
     }
-}
-
-extension NDJSONSightingDecoder: StreamingRecordDecoder {
-    public mutating func decode(_ chunk: UnsafeRawBufferPointer, onRecord: (BeaconSighting) -> Void, onError: (IngestError) -> Void) {
-        decode(chunk, onSighting: onRecord, onError: onError)
-    }
-
-    public mutating func finish(onRecord: (BeaconSighting) -> Void, onError: (IngestError) -> Void) {
-        finish(onSighting: onRecord, onError: onError)
-    }
-
-    public var warnings: [IngestWarning] { [] }
 }

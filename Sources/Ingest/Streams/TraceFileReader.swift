@@ -13,7 +13,7 @@ public struct TraceFileReader {
     public let path: String
     public let format: TraceFormat
     public let size: Int?
-    private var decoder: any TraceDecoding
+    private var decoder: any StreamingRecordDecoder<LocationFix>
     private let fd: Int32
     /// Bytes read to detect the format, decoded first: a pipe cannot be read twice.
     private var prefix: [UInt8]
@@ -33,7 +33,7 @@ public struct TraceFileReader {
     /// Standard input and other pipes are detected from their first bytes like files. `makeDecoder` builds the decoder
     /// for a format, source and default device (lets the caller plug in decoders and options).
     public init(path: String, format: TraceFormat? = nil, defaultDevice: String? = nil,
-                makeDecoder: (TraceFormat, String, String) -> (any TraceDecoding)?) throws(OpenError) {
+                makeDecoder: (TraceFormat, String, String) -> (any StreamingRecordDecoder<LocationFix>)?) throws(OpenError) {
         self.path = path
         let fd = path == "-" ? 0 : open(path, O_RDONLY)
         guard fd >= 0 else { throw OpenError(path: path, reason: String(cString: strerror(errno))) }
@@ -100,12 +100,12 @@ public struct TraceFileReader {
 
     /// Reads and decodes everything, calling back per fix and per error; `progress` after each chunk.
     /// Stops early when `shouldContinue` returns false.
-    public mutating func readAll(onFix: (LocationFix) -> Void, onError: (IngestError) -> Void,
+    public mutating func readAll(onRecord: (LocationFix) -> Void, onError: (IngestError) -> Void,
                                  shouldContinue: () -> Bool = { true }, progress: (Int) -> Void = { _ in }) throws(OpenError) {
         defer { if fd > 0 { close(fd) } }
         if !prefix.isEmpty {
             bytesRead += prefix.count
-            prefix.withUnsafeBytes { decoder.decode($0, onFix: onFix, onError: onError) }
+            prefix.withUnsafeBytes { decoder.decode($0, onRecord: onRecord, onError: onError) }
             prefix = []
             progress(bytesRead)
         }
@@ -118,9 +118,9 @@ public struct TraceFileReader {
             }
             if n == 0 { break }
             bytesRead += n
-            buffer.withUnsafeBytes { decoder.decode(UnsafeRawBufferPointer(rebasing: $0[0..<n]), onFix: onFix, onError: onError) }
+            buffer.withUnsafeBytes { decoder.decode(UnsafeRawBufferPointer(rebasing: $0[0..<n]), onRecord: onRecord, onError: onError) }
             progress(bytesRead)
         }
-        decoder.finish(onFix: onFix, onError: onError)
+        decoder.finish(onRecord: onRecord, onError: onError)
     }
 }

@@ -94,7 +94,7 @@ public final class TracePipeline: Sendable {
             batch.fixes.reserveCapacity(batchSize)
             do {
                 try reader.readAll(
-                    onFix: { fix in
+                    onRecord: { fix in
                         batch.fixes.append(fix)
                         if batch.fixes.count >= batchSize {
                             push(batch)

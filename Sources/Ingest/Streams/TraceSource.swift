@@ -8,7 +8,7 @@ public protocol TraceSource {
     var warnings: [IngestWarning] { get }
     /// Reads everything in order, calling back per fix and per record error; `progress` with bytes read so far.
     /// Throws when the input cannot be read on (the fixes before stay delivered).
-    mutating func readAll(onFix: (LocationFix) -> Void, onError: (IngestError) -> Void,
+    mutating func readAll(onRecord: (LocationFix) -> Void, onError: (IngestError) -> Void,
                           shouldContinue: () -> Bool, progress: (Int) -> Void) throws
 }
 

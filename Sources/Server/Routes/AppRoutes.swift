@@ -78,8 +78,8 @@ struct AppRoutes: Sendable {
                 // Traccar's forwarded positions, read by the same decoder as `replay`.
                 var decoder = TraccarDecoder(source: "request")
                 var errors: [IngestError] = []
-                body.withUnsafeBytes { decoder.decode($0, onFix: { results.append(.success($0)) }, onError: { errors.append($0) }) }
-                decoder.finish(onFix: { results.append(.success($0)) }, onError: { errors.append($0) })
+                body.withUnsafeBytes { decoder.decode($0, onRecord: { results.append(.success($0)) }, onError: { errors.append($0) }) }
+                decoder.finish(onRecord: { results.append(.success($0)) }, onError: { errors.append($0) })
                 results += errors.map { .failure($0) }
             }
         } else {

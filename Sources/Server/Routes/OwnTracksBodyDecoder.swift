@@ -15,13 +15,13 @@ struct OwnTracksBodyDecoder: StreamingRecordDecoder {
 
     mutating func decode(_ chunk: UnsafeRawBufferPointer, onRecord: (LocationFix) -> Void, onError: (IngestError) -> Void) {
         var seen: [String] = []
-        decoder.decode(chunk, onFix: onRecord, onIgnored: { seen.append($0.type) }, onError: onError)
+        decoder.decode(chunk, onRecord: onRecord, onIgnored: { seen.append($0.type) }, onError: onError)
         for t in seen { ignored[t, default: 0] += 1 }
     }
 
     mutating func finish(onRecord: (LocationFix) -> Void, onError: (IngestError) -> Void) {
         var seen: [String] = []
-        decoder.finish(onFix: onRecord, onIgnored: { seen.append($0.type) }, onError: onError)
+        decoder.finish(onRecord: onRecord, onIgnored: { seen.append($0.type) }, onError: onError)
         for t in seen { ignored[t, default: 0] += 1 }
     }
 

@@ -16,11 +16,11 @@ public func decodeTrace(_ make: () -> TraceDecoder, _ bytes: [UInt8], split: Int
     bytes.withUnsafeBytes { all in
         let cut = split ?? all.count
         for part in [all[..<cut], all[cut...]] where !part.isEmpty || split == nil {
-            decoder.decode(UnsafeRawBufferPointer(rebasing: part), onFix: { out.fixes.append($0) },
+            decoder.decode(UnsafeRawBufferPointer(rebasing: part), onRecord: { out.fixes.append($0) },
                            onError: { out.errors.append($0) })
         }
     }
-    decoder.finish(onFix: { out.fixes.append($0) }, onError: { out.errors.append($0) })
+    decoder.finish(onRecord: { out.fixes.append($0) }, onError: { out.errors.append($0) })
     out.ignored = decoder.ignoredCount
     return out
 }

@@ -2,11 +2,11 @@ import JSON
 import Ingest
 import TriggerEngine
 
-/// The framing of `IngestReader.read` (Sources/Server/IngestReader.swift) without its batching and async commit:
-/// the first non-blank byte decides array or NDJSON; NDJSON goes through `LineFramer` (the server's own file, linked
-/// here) a line at a time into one decoder; an array is parsed whole and each element's own bytes
-/// (`JSONArrayElements`, shared with the server) fed as its own line. Linking the Server module itself would pull
-/// Hummingbird, NIO, GRDB and BoringSSL into the sanitizer build, so this control flow is mirrored; keep them in step.
+/// The framing of `IngestReader.read` (Sources/Inputs/IngestReader.swift) without its batching and async commit:
+/// the first non-blank byte decides array or NDJSON; NDJSON goes through Ingest's `LineFramer` (the reader's own)
+/// a line at a time into one decoder; an array is parsed whole and each element's own bytes (`JSONArrayElements`,
+/// shared with the reader) fed as its own line. Linking the Inputs module itself would pull the host, NIO, GRDB and
+/// libmosquitto into the sanitizer build, so this control flow is mirrored; keep them in step.
 struct IngestBody<Decoder: StreamingRecordDecoder> {
     struct Outcome {
         var records: [(line: Int, record: Decoder.Record)] = []

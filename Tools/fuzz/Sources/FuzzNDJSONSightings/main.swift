@@ -25,11 +25,11 @@ func decodeSightings(_ input: [UInt8], split: Int?) -> (sightings: [BeaconSighti
     input.withUnsafeBytes { all in
         let cut = split ?? all.count
         for part in [all[..<cut], all[cut...]] {
-            decoder.decode(UnsafeRawBufferPointer(rebasing: part), onSighting: { sightings.append($0) },
+            decoder.decode(UnsafeRawBufferPointer(rebasing: part), onRecord: { sightings.append($0) },
                            onError: { errors.append($0) })
         }
     }
-    decoder.finish(onSighting: { sightings.append($0) }, onError: { errors.append($0) })
+    decoder.finish(onRecord: { sightings.append($0) }, onError: { errors.append($0) })
     return (sightings, errors)
 }
 

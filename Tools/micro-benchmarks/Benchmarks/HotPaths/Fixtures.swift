@@ -143,16 +143,16 @@ enum Fixtures {
             switch format {
             case .ndjson:
                 var d = NDJSONFixDecoder(source: "bench")
-                d.decode(bytes, onFix: { _ in fixes += 1 }, onError: { _ in })
-                d.finish(onFix: { _ in fixes += 1 }, onError: { _ in })
+                d.decode(bytes, onRecord: { _ in fixes += 1 }, onError: { _ in })
+                d.finish(onRecord: { _ in fixes += 1 }, onError: { _ in })
             case .csv:
                 var d = CSVFixDecoder(source: "bench")
-                d.decode(bytes, onFix: { _ in fixes += 1 }, onError: { _ in })
-                d.finish(onFix: { _ in fixes += 1 }, onError: { _ in })
+                d.decode(bytes, onRecord: { _ in fixes += 1 }, onError: { _ in })
+                d.finish(onRecord: { _ in fixes += 1 }, onError: { _ in })
             case .nmea:
                 var d = NMEADecoder(source: "bench", defaultDevice: "vessel-1")
-                d.decode(bytes, onFix: { _ in fixes += 1 }, onError: { _ in })
-                d.finish(onFix: { _ in fixes += 1 }, onError: { _ in })
+                d.decode(bytes, onRecord: { _ in fixes += 1 }, onError: { _ in })
+                d.finish(onRecord: { _ in fixes += 1 }, onError: { _ in })
             }
         }
         return fixes
