@@ -8,7 +8,8 @@ DEVICES devices, stops it (SIGTERM) and starts it again on the same files (the i
 restart), then measures for MINUTES:
   idle      nothing is sent;
   interval  10 fixes a second, one per request, with `--sync interval:1s`;
-  always    the same with `--sync always` (the default; an older build without `--sync` runs with no flag).
+  always    the same with `--sync always` (the default; a build without `--sync`, found from its --help, runs
+            with no flag and skips `interval`).
 The phases run side by side (each its own process and folder: `write_bytes` is per process), so the whole run
 takes MINUTES plus the set-up. At the end of each: the bytes written, VmRSS, and the journal folder's size at rest.
 
@@ -28,6 +29,9 @@ parser.add_argument("--phases", default="idle,interval,always")
 parser.add_argument("--work", default=None)
 parser.add_argument("--no-sync-flag", action="store_true", help="the build has no --sync (before issue 44): run `always` without it, skip `interval`")
 options = parser.parse_args()
+# A build without `--sync` (every build before issue 44's durability setting) runs as --no-sync-flag says.
+if "--sync" not in subprocess.run([options.serve, "--help"], capture_output=True, text=True).stdout:
+    options.no_sync_flag = True
 work = options.work or tempfile.mkdtemp(prefix="disk-writes-")
 os.makedirs(work, exist_ok=True)
 rng = random.Random(44)
