@@ -7,7 +7,7 @@ Each phase starts its own `serve` in a fresh folder with REGIONS circles (`--reg
 DEVICES devices, stops it (SIGTERM) and starts it again on the same files (the issue's idle figure was taken after a
 restart), then measures for MINUTES:
   idle      nothing is sent;
-  interval  10 fixes a second, one per request, with `--sync interval:1s`;
+  interval  10 fixes a second of devices that walk (`Fleet`), one per request, with `--sync interval:1s`;
   always    the same with `--sync always` (the default; a build without `--sync`, found from its --help, runs
             with no flag and skips `interval`).
 The phases run side by side (each its own process and folder: `write_bytes` is per process), so the whole run
@@ -27,6 +27,9 @@ parser.add_argument("--regions", type=int, default=10_000)
 parser.add_argument("--devices", type=int, default=1_000)
 parser.add_argument("--phases", default="idle,interval,always")
 parser.add_argument("--work", default=None)
+parser.add_argument("--fill", type=float, default=0, metavar="MB",
+                    help="before the restart, post further fixes until about MB megabytes of them are journaled: the "
+                         "segment the restart reopens then ends that far in (the issue's idle figure came from such a one)")
 parser.add_argument("--no-sync-flag", action="store_true", help="the build has no --sync (before issue 44): run `always` without it, skip `interval`")
 options = parser.parse_args()
 # A build without `--sync` (every build before issue 44's durability setting) runs as --no-sync-flag says.
@@ -114,10 +117,18 @@ def journal_bytes(folder):
     return allocated, files
 
 
-def fix(k, t):
-    lat = CENTER[0] + rng.uniform(-0.2, 0.2)
-    lon = CENTER[1] + rng.uniform(-0.3, 0.3)
-    return {"device": f"dev-{k:04d}", "timestamp": round(t, 3), "latitude": lat, "longitude": lon}
+class Fleet:
+    """Devices that walk: each fix is up to about 30 m from the device's last (a gateway's devices move, they do not
+    jump across the city), so notifications fire where a device crosses a region's edge, not with every fix."""
+    def __init__(self, seed):
+        self.rng = random.Random(seed)
+        self.at = {}
+
+    def fix(self, k, t):
+        lat, lon = self.at.get(k) or (CENTER[0] + self.rng.uniform(-0.2, 0.2), CENTER[1] + self.rng.uniform(-0.3, 0.3))
+        lat, lon = lat + self.rng.uniform(-0.0003, 0.0003), lon + self.rng.uniform(-0.0004, 0.0004)
+        self.at[k] = (lat, lon)
+        return {"device": f"dev-{k:04d}", "timestamp": round(t, 3), "latitude": lat, "longitude": lon}
 
 
 results = {}
@@ -125,11 +136,17 @@ results = {}
 
 def phase(name):
     folder = f"{work}/{name}"
+    fleet = Fleet(seed=44)
     os.makedirs(folder, exist_ok=True)
     serve = Serve(folder, {"idle": None, "interval": "interval:1s", "always": "always"}[name])
     serve.start()
     for b in range(0, options.devices, 500):
-        serve.post([fix(k, time.time()) for k in range(b, min(options.devices, b + 500))])
+        serve.post([fleet.fix(k, time.time()) for k in range(b, min(options.devices, b + 500))])
+    filled = 0
+    while filled < options.fill * 1e6:
+        batch = [fleet.fix(k, time.time()) for k in range(options.devices)]
+        serve.post(batch)
+        filled += sum(len(json.dumps(x)) for x in batch)  # about the journaled size (the record is binary, smaller)
     serve.stop()
     serve.start()
     time.sleep(2)  # the restart's first tick and any log line of starting up
@@ -146,7 +163,7 @@ def phase(name):
                 break
             if due > time.monotonic():
                 time.sleep(due - time.monotonic())
-            serve.post([fix(sent % options.devices, time.time())])
+            serve.post([fleet.fix(sent % options.devices, time.time())])
             sent += 1
     written = serve.io() - before
     rss = serve.rss_kib()
