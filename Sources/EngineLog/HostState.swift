@@ -30,6 +30,8 @@ public final class HostState {
         public var delivered: [DeliveredEntry] = []
         /// The engine refused a request part-way (the ones before it are kept).
         public var requestError: RequestError?
+        /// A clock input that changed nothing but the clock: no deadline came due, no idle sweep ran.
+        public var clockOnly = false
     }
 
     /// Applies a journal input. Requests are decoded from their JSON (a replay); the live path decodes first and
@@ -69,7 +71,7 @@ public final class HostState {
                 if case .rejected(let reason) = engine.process(s, emit: { out.fired.append($0) }) { out.rejected.append((k, reason)) }
             }
         case .clock(let time):
-            engine.advance(to: time) { out.fired.append($0) }
+            out.clockOnly = !engine.advance(to: time) { out.fired.append($0) }
         case .observerStarted(let device, let at):
             engine.observerStarted(device: device, at: at)
         case .observerListening(let device, let at):

@@ -23,6 +23,8 @@ extension EngineHost {
         let started = ContinuousClock.now
         let position = nextPosition
         let body = state.encodeCheckpoint()
+        // The checkpoint holds the clock: a tick held back need not be journaled any more.
+        heldTick = nil
         let changes = changesSinceCheckpointCount
         let inputs = inputsSinceCheckpointCount
         let log = self.log

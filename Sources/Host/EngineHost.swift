@@ -52,6 +52,8 @@ public actor EngineHost {
     var devicesExpiredCounted = 0
     /// Fixes and sightings journaled since the newest checkpoint: what a restart would replay.
     var inputsSinceCheckpointCount: UInt64 = 0
+    /// The newest clock tick that changed nothing but the clock, not yet journaled (`advance(to:)`).
+    var heldTick: Timestamp?
     /// Notifications journaled but not yet durable at which fixes and sightings are refused (503).
     public nonisolated let feedBacklogLimit: Int
 
@@ -216,11 +218,31 @@ public actor EngineHost {
     /// Moves the clock (wall-clock mode), firing the deadlines of silent devices it passes. Journaled like any
     /// input (a restart must move the clock the same way), not waited for: nobody is answered, and the outbox
     /// takes its notifications only once durable.
+    ///
+    /// A tick that changed nothing but the clock is held instead: written just before the next record (a fix is
+    /// evaluated at the clock it saw), or dropped when a later tick is written or a checkpoint holds the clock.
+    /// An idle service then writes nothing. A crash loses at most the held tick, which is no loss: the next
+    /// tick moves the clock past it and changes what it would have changed after it.
     public func advance(to time: Timestamp) throws(HostError) {
         guard failureReason == nil, time > engine.now else { return }
         let input = HostInput.clock(time)
         let outcome = state.apply(input)
+        if outcome.clockOnly, outcome.fired.isEmpty {
+            heldTick = time
+            metrics.ticksHeld.increment()
+            return
+        }
+        heldTick = nil
         _ = write(input, outcome)
+    }
+
+    /// Journals the held tick, if any: ahead of the record about to be written, and at an orderly shutdown
+    /// (before `drainWrites`), so the journal ends at the clock the service stopped at.
+    public func writeHeldTick() {
+        guard let time = heldTick else { return }
+        heldTick = nil
+        writer.submit(position: nextPosition, input: .clock(time), fired: [])
+        nextPosition += 1
     }
 
     /// A scanner listening as observer `device` heard nothing up to `time`: its beacon deadlines up to then are
@@ -243,6 +265,7 @@ public actor EngineHost {
     /// Hands the record to the writer (which queues the notifications once it is written), updates the listing;
     /// returns the position after it. Failures of the write reach whoever waits for it (`durable`).
     private func write(_ input: HostInput, _ outcome: HostState.Outcome) -> UInt64 {
+        writeHeldTick()
         let position = nextPosition
         nextPosition += 1
         writer.submit(position: position, input: input, fired: outcome.fired)

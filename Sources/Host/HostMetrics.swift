@@ -13,6 +13,8 @@ struct HostMetrics: Sendable {
     /// From a batch's record handed to the writer thread to an fsync covering it (the write and group commit included).
     let durable = Metrics.Timer(label: "geotrigger_journal_durable_seconds", preferredDisplayUnit: .seconds)
     let journalRecords = Counter(label: "geotrigger_journal_records_total")
+    /// Clock ticks that changed nothing but the clock and so were not journaled on their own (`advance(to:)`).
+    let ticksHeld = Counter(label: "geotrigger_clock_ticks_unjournaled_total")
     let journalBytes = Counter(label: "geotrigger_journal_bytes_total")
     /// Taking and writing one checkpoint.
     let checkpoint = Metrics.Timer(label: "geotrigger_checkpoint_seconds", preferredDisplayUnit: .seconds)

@@ -35,6 +35,15 @@ final class DirectTail {
         buffer = Self.allocate(capacity)
     }
 
+    /// A tail that goes on in a segment written before (a restart): `lastBlock` is what its last, partly written
+    /// block holds, up to the segment's end.
+    convenience init(lastBlock: ArraySlice<UInt8>) {
+        self.init()
+        precondition(lastBlock.count < Self.alignment, "more than a block's bytes for a direct tail")
+        lastBlock.withUnsafeBytes { if let p = $0.baseAddress { buffer.copyMemory(from: p, byteCount: $0.count) } }
+        head = lastBlock.count
+    }
+
     deinit { free(buffer) }
 
     /// Writes `first` then `second` at `offset`, the segment's logical end, whose block's earlier bytes this tail
@@ -100,6 +109,14 @@ final class DirectTail {
     /// some FUSE and network file systems), and the caller opens it buffered.
     static func create(_ path: String) throws(Errno) -> FileDescriptor? {
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | oDirect, 0o644)
+        if fd >= 0 { return FileDescriptor(rawValue: fd) }
+        if errno == EINVAL { return nil }
+        throw Errno(rawValue: errno)
+    }
+
+    /// Opens the existing segment `path` for direct writes; nil when the file system refuses `O_DIRECT`.
+    static func openExisting(_ path: String) throws(Errno) -> FileDescriptor? {
+        let fd = open(path, O_WRONLY | O_CLOEXEC | oDirect)
         if fd >= 0 { return FileDescriptor(rawValue: fd) }
         if errno == EINVAL { return nil }
         throw Errno(rawValue: errno)

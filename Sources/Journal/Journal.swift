@@ -22,15 +22,20 @@ import Glibc
 /// then frees what no one needs any more.
 public final class Journal: Sendable {
     public struct Configuration: Sendable {
-        /// A new segment starts once the current one would grow past this.
+        /// A new segment starts once the current one would grow past this (a preallocated one: past its size).
         public var segmentBytes: Int = 64 << 20
+        /// The smallest preallocated segment (at most `segmentBytes`). A spare is sized to hold about
+        /// `segmentSeconds` of the input rate the current segment saw, between this and `segmentBytes`: a quiet
+        /// journal keeps a few MB at rest, a busy one grows to full segments.
+        public var minimumSegmentBytes: Int = 1 << 20
+        public var segmentSeconds: Double = 600
         /// Damage inside the journal (not a torn tail) refuses to open unless this is set: then the records before
         /// the damage are kept, the rest is moved aside (`*.damaged`), and the report says what was skipped.
         public var recover = false
-        /// New segments are preallocated: a spare file of `segmentBytes` zeros is written and made durable in the
-        /// background, so records are written over allocated blocks and an fsync carries no metadata
-        /// (`JournalSegment`). Skipped while the file system has less than twice `segmentBytes` free; off, every
-        /// segment grows as it is appended to.
+        /// New segments are preallocated: a spare file of zeros (sized to the input rate, above) is written and
+        /// made durable in the background, so records are written over allocated blocks and an fsync carries no
+        /// metadata (`JournalSegment`). Skipped while the file system has less than twice the spare's size free;
+        /// off, every segment grows as it is appended to.
         public var preallocate = true
         /// The spare is prepared once the current segment holds this many bytes (or a quarter of `segmentBytes`,
         /// if less), so a journal that stays small never writes a segment of zeros: the first CI run with every
@@ -42,9 +47,10 @@ public final class Journal: Sendable {
         /// database): opening a journal that ends before it is damage, not a torn tail. `knownEndSource` names it.
         public var knownEnd: UInt64 = 0
         public var knownEndSource = ""
-        public init(segmentBytes: Int = 64 << 20, recover: Bool = false, preallocate: Bool = true, preallocateAfter: Int = 1 << 20,
-                    knownEnd: UInt64 = 0, knownEndSource: String = "") {
+        public init(segmentBytes: Int = 64 << 20, minimumSegmentBytes: Int = 1 << 20, recover: Bool = false, preallocate: Bool = true,
+                    preallocateAfter: Int = 1 << 20, knownEnd: UInt64 = 0, knownEndSource: String = "") {
             self.segmentBytes = segmentBytes
+            self.minimumSegmentBytes = minimumSegmentBytes
             self.recover = recover
             self.preallocate = preallocate
             self.preallocateAfter = preallocateAfter
@@ -82,6 +88,11 @@ public final class Journal: Sendable {
         var segments: [JournalSegment]
         var fd: FileDescriptor?
         var fileSize: Int64
+        /// Where the current segment ends: a preallocated one's size, else `segmentBytes`.
+        var limit: Int64
+        /// When the current segment began (or was reopened), and its size then: the input rate that sizes the spare.
+        var began = ContinuousClock.now
+        var sizeAtBegin: Int64 = 0
         /// The position the next record gets, and the first one not yet known durable.
         var nextPosition: UInt64
         var durablePosition: UInt64
@@ -119,7 +130,7 @@ public final class Journal: Sendable {
     private let spareQueue = DispatchQueue(label: "geotrigger-journal-spare")
     /// The prepared spare, durable and all zeros, and whether it was opened for direct writes. Its own lock: a
     /// preparation never waits for `state`, which a rotation holds while it waits for the preparation.
-    private let spare = Mutex<(fd: FileDescriptor, direct: Bool)?>(nil)
+    private let spare = Mutex<(fd: FileDescriptor, direct: Bool, size: Int)?>(nil)
     private var sparePath: String { directory + "/" + Self.spareName }
     public static let spareName = "spare-segment.zeros"
 
@@ -172,6 +183,9 @@ public final class Journal: Sendable {
         }
         var lastSize = Int64(JournalSegment.headerSize)
         var lastPreallocated = false
+        /// The bytes of the last segment's last, partly written block (a reopened preallocated segment's direct tail).
+        var lastBlock: ArraySlice<UInt8> = []
+        var lastFileSize = Int64(0)
         var k = 0
         while k < found.count {
             let segment = found[k]
@@ -199,6 +213,11 @@ public final class Journal: Sendable {
             records += UInt64(scan.records.count)
             lastSize = Int64(scan.validEnd)
             lastPreallocated = scan.preallocated
+            if isLast {
+                let end = min(scan.validEnd, bytes.count)  // a file shorter than a header has no valid bytes
+                lastBlock = bytes[(end / DirectTail.alignment * DirectTail.alignment)..<end]
+                lastFileSize = Int64(bytes.count)
+            }
             if let problem = scan.problem {
                 if isLast, problem.offset == 0, next >= evidence.position, Self.isCutShortHeader(bytes, first: segment.firstPosition) {
                     // A rotation cut short by the crash: the new file exists, its header was not (wholly) written,
@@ -276,14 +295,31 @@ public final class Journal: Sendable {
         skippedRanges = known
         let first = min(marked?.first ?? .max, found.first?.firstPosition ?? next)
         var fd: FileDescriptor?
+        var direct: DirectTail?
         if !startNewSegment {
-            do { fd = try FileDescriptor.open(FilePath(found[found.count - 1].path), .writeOnly) } catch {
-                throw .io(operation: "open", path: found[found.count - 1].path, reason: "\(error)")
+            let path = found[found.count - 1].path
+            // A preallocated segment goes on past the page cache, as it was written before the restart. Written
+            // through the cache, each small record dirtied the large folio the kernel had read around it (the
+            // zeros after the tail), and its fdatasync wrote all of it back: 256 KiB per idle clock tick here.
+            if lastPreallocated, lastBlock.count == Int(lastSize) % DirectTail.alignment {
+                do { fd = try DirectTail.openExisting(path) } catch {
+                    throw .io(operation: "open", path: path, reason: "\(error)")
+                }
+                if fd != nil { direct = DirectTail(lastBlock: lastBlock) }
+            }
+            if fd == nil {
+                do { fd = try FileDescriptor.open(FilePath(path), .writeOnly) } catch {
+                    throw .io(operation: "open", path: path, reason: "\(error)")
+                }
             }
         }
         var initial = State(segments: found, fd: fd, fileSize: startNewSegment ? Int64(JournalSegment.headerSize) : lastSize,
-                            nextPosition: next, durablePosition: next)
+                            limit: Int64(configuration.segmentBytes), nextPosition: next, durablePosition: next)
         initial.appended = startNewSegment || !lastPreallocated
+        if !initial.appended { initial.limit = max(lastFileSize, lastSize) }
+        initial.sizeAtBegin = initial.fileSize
+        initial.direct = direct
+        if direct != nil { initial.statistics.directSegments += 1 }
         // What was read is durable (the last segment is synced first: a killed process's writes may be in the page
         // cache only), and the mark says so from now on (a journal from before the mark, or one whose
         // mark a recovery rewrote).
@@ -293,18 +329,35 @@ public final class Journal: Sendable {
         // A spare left by the last run is made again: it may be cut short, and on a disk that filled up since, its
         // space is better left free (`prepareSpare` checks).
         unlink(directory + "/" + Self.spareName)
-        if configuration.preallocate, (startNewSegment ? Int64(JournalSegment.headerSize) : lastSize) >= Self.spareThreshold(configuration) {
+        if configuration.preallocate, initial.fileSize >= Self.spareThreshold(configuration, limit: initial.limit) {
             initial.spareRequested = true
+            let size = Self.spareSize(configuration, initial)
             state = Mutex(initial)
-            prepareSpare()
+            prepareSpare(size: size)
         } else {
             state = Mutex(initial)
         }
     }
 
-    /// Bytes in the current segment from which the next one's spare is prepared.
-    private static func spareThreshold(_ c: Configuration) -> Int64 {
-        Int64(min(c.preallocateAfter, c.segmentBytes / 4))
+    /// Bytes in the current segment (which ends at `limit`) from which the next one's spare is prepared.
+    private static func spareThreshold(_ c: Configuration, limit: Int64) -> Int64 {
+        min(Int64(c.preallocateAfter), limit / 4)
+    }
+
+    /// The next spare's size: about `segmentSeconds` of what the current segment received since it began, in whole
+    /// MiB (whole blocks below one), between `minimumSegmentBytes` and `segmentBytes`, and at most twice the
+    /// current segment (or what an appended one received): a burst, such as a large regions file loaded at start,
+    /// does not size a gateway's segments for a rate it never sees again; sustained load doubles them segment by
+    /// segment. Nothing received yet (a restart, or a new journal's first segment): the minimum.
+    private static func spareSize(_ c: Configuration, _ s: borrowing State) -> Int {
+        let low = min(c.minimumSegmentBytes, c.segmentBytes)
+        let received = Double(s.fileSize - s.sizeAtBegin)
+        let seconds = max((ContinuousClock.now - s.began) / .seconds(1), 0.001)
+        let wanted = min(received / seconds * c.segmentSeconds, 2 * (s.appended ? received : Double(s.limit)))
+        guard wanted.isFinite, wanted > Double(low) else { return low }
+        let unit = wanted >= Double(1 << 20) ? 1 << 20 : DirectTail.alignment
+        let rounded = (min(wanted, Double(c.segmentBytes)) / Double(unit)).rounded(.up) * Double(unit)
+        return max(low, min(c.segmentBytes, Int(rounded)))
     }
 
     deinit {
@@ -342,7 +395,7 @@ public final class Journal: Sendable {
             if let poison = s.poison { throw .poisoned(reason: poison) }
             guard !records.isEmpty else { return (s.nextPosition..<s.nextPosition, false) }
             if s.fd == nil || (s.fileSize > Int64(JournalSegment.headerSize)
-                && s.fileSize + Int64(frameBytes) > Int64(configuration.segmentBytes)) {
+                && s.fileSize + Int64(frameBytes) > s.limit) {
                 try rotate(&s)
             } else if s.appended, s.fileSize > Int64(JournalSegment.headerSize), spare.withLock({ $0 != nil }) {
                 // A busy journal in a segment that grows: on into the preallocated spare now, not in 64 MB.
@@ -396,9 +449,9 @@ public final class Journal: Sendable {
             s.statistics.appends += 1
             s.statistics.records += UInt64(records.count)
             s.statistics.bytes += Int64(frameBytes)
-            if !s.spareRequested, configuration.preallocate, s.fileSize >= Self.spareThreshold(configuration) {
+            if !s.spareRequested, configuration.preallocate, s.fileSize >= Self.spareThreshold(configuration, limit: s.limit) {
                 s.spareRequested = true
-                prepareSpare()
+                prepareSpare(size: Self.spareSize(configuration, s))
             }
             let flush = startingSync && !s.flushing
             if flush { s.flushing = true }
@@ -542,11 +595,15 @@ public final class Journal: Sendable {
             s.fd = nil
         }
         let segment = JournalSegment(firstPosition: s.nextPosition, path: directory + "/" + JournalSegment.name(s.nextPosition))
+        // The rate the segment that ends saw sizes a spare asked for at once (`preallocateAfter` 0).
+        let nextSpare = Self.spareSize(configuration, s)
         s.spareRequested = false
         s.direct = nil
-        if let (spareFD, direct) = takeSpare(), let tail = beginPreallocated(segment, in: spareFD, direct: direct) {
+        s.limit = Int64(configuration.segmentBytes)
+        if let (spareFD, direct, size) = takeSpare(), let tail = beginPreallocated(segment, in: spareFD, direct: direct) {
             s.fd = spareFD
             s.appended = false
+            s.limit = Int64(size)
             s.direct = tail
             s.statistics.preallocatedSegments += 1
             if tail != nil { s.statistics.directSegments += 1 }
@@ -562,20 +619,22 @@ public final class Journal: Sendable {
         s.segments.append(segment)
         s.fileSize = Int64(JournalSegment.headerSize)
         s.released = 0
-        if configuration.preallocate, s.fileSize >= Self.spareThreshold(configuration) {
+        s.began = ContinuousClock.now
+        s.sizeAtBegin = s.fileSize
+        if configuration.preallocate, s.fileSize >= Self.spareThreshold(configuration, limit: s.limit) {
             s.spareRequested = true
-            prepareSpare()
+            prepareSpare(size: nextSpare)
         }
     }
 
     // MARK: Preallocation
 
-    /// Writes a spare segment file of zeros and makes it durable, in the background, unless one is ready.
-    private func prepareSpare() {
+    /// Writes a spare segment file of `size` zeros and makes it durable, in the background, unless one is ready.
+    private func prepareSpare(size: Int) {
         guard configuration.preallocate else { return }
         spareQueue.async { [self] in
             guard spare.withLock({ $0 == nil }), !poisoned.load(ordering: .acquiring) else { return }
-            let path = sparePath, size = configuration.segmentBytes
+            let path = sparePath
             var fs = statvfs()
             guard statvfs(directory, &fs) == 0, Int(fs.f_bavail) * Int(fs.f_frsize) >= 2 * size else {
                 logger.debug("journal: too little free space to preallocate the next segment", metadata: ["bytes": "\(size)"])
@@ -611,7 +670,7 @@ public final class Journal: Sendable {
                     try? fd.close()
                     throw error
                 }
-                spare.withLock { $0 = (fd, direct) }
+                spare.withLock { $0 = (fd, direct, size) }
             } catch {
                 unlink(path)
                 logger.warning("journal: could not preallocate the next segment; it grows as it is written", metadata: [
@@ -622,7 +681,7 @@ public final class Journal: Sendable {
 
     /// The prepared spare, once a preparation under way has finished (a rotation that comes first waits for it);
     /// nil when there is none.
-    private func takeSpare() -> (fd: FileDescriptor, direct: Bool)? {
+    private func takeSpare() -> (fd: FileDescriptor, direct: Bool, size: Int)? {
         guard configuration.preallocate else { return nil }
         return spareQueue.sync { spare.withLock { taken in defer { taken = nil }; return taken } }
     }

@@ -138,7 +138,8 @@ enum JournalSystem {
         }
     }
 
-    /// Drops the clean page-cache pages of `[from, to)` (advice: an error changes nothing that matters).
+    /// Drops the clean page-cache pages of `[from, to)` (both 0: the whole file; advice: an error changes nothing
+    /// that matters).
     static func releaseCache(_ fd: FileDescriptor, from: Int64, to: Int64) {
         _ = posix_fadvise(fd.rawValue, off_t(from), off_t(to - from), POSIX_FADV_DONTNEED)
     }
@@ -165,6 +166,10 @@ enum JournalSystem {
                     if n == 0 { break }
                     done += n
                 }
+                // What was read leaves the page cache: read ahead, a file is cached in large folios (256 KiB and
+                // more), and a record written later into a cached folio dirties all of it, so its fsync writes the
+                // whole folio back. Outside the cache, a write dirties one page.
+                releaseCache(fd, from: 0, to: 0)
                 return Array(out[0..<done])
             }
         } catch let e as JournalError {

@@ -272,6 +272,7 @@ public struct GeoTriggerServer: Sendable {
         do { try await group.run() } catch { failure = error }
         // Every service has returned: nothing evaluates or writes the journal any more.
         logger.notice("shutdown: inputs, HTTP server and clock stopped; every answered batch is in the journal")
+        await host.writeHeldTick()
         await host.drainWrites()
         if await host.feeder.feedPending() { logger.notice("shutdown: every journaled notification is in the outbox") }
         do {

@@ -1,11 +1,20 @@
 extension EngineCore {
     /// Moves the clock forward and fires the deadlines of devices that have gone silent. Going backwards does
-    /// nothing: the clock never runs back.
-    mutating func advance(to time: Timestamp, emit: (FiredNotification) -> Void) {
-        guard time > now else { return }
+    /// nothing: the clock never runs back. Returns whether more than the clock changed (a deadline came due or an
+    /// idle sweep ran): a move that changed only the clock is the same as the next move's, which a live host uses
+    /// to leave such ticks out of its journal.
+    @discardableResult
+    mutating func advance(to time: Timestamp, emit: (FiredNotification) -> Void) -> Bool {
+        guard time > now else { return false }
         now = time
-        if let limit = silentLimit { fireSilentDevices(through: limit, emit: emit) }
+        let swept = lastSweep
+        var due = false
+        if let limit = silentLimit {
+            due = timers.min.map { $0.wake <= limit } ?? false
+            fireSilentDevices(through: limit, emit: emit)
+        }
         sweepIdleDevices(emit: emit)
+        return due || lastSweep != swept
     }
 
     /// Forgets devices idle for `idleDeviceExpiry`, every `idleSweepPeriod` of the clock. Event time: by the

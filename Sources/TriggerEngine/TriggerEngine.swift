@@ -151,8 +151,9 @@ public final class TriggerEngine {
     }
 
     /// Moves the clock forward. Deadlines of devices that have gone silent (see `Configuration.allowedLateness`)
-    /// fire, each at its own deadline, in deadline order per device.
-    public func advance(to time: Timestamp, emit: (FiredNotification) -> Void) { core.advance(to: time, emit: emit) }
+    /// fire, each at its own deadline, in deadline order per device. Returns whether more than the clock changed.
+    @discardableResult
+    public func advance(to time: Timestamp, emit: (FiredNotification) -> Void) -> Bool { core.advance(to: time, emit: emit) }
 
     /// The end of input (a replay's last record): every device is silent from here on, so every pending deadline up
     /// to the clock fires, whatever the allowed lateness. Deadlines beyond the clock stay pending.

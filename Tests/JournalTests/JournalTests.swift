@@ -130,7 +130,9 @@ import Testing
     @Test(arguments: [true, false])
     func durablePagesLeaveThePageCache(preallocate: Bool) async throws {
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let journal = try Journal(directory: directory, configuration: .init(preallocate: preallocate, preallocateAfter: 0), logger: logger)
+        // One segment holds every record (the first is sized for no input rate otherwise: 1 MiB).
+        let configuration = Journal.Configuration(minimumSegmentBytes: 64 << 20, preallocate: preallocate, preallocateAfter: 0)
+        let journal = try Journal(directory: directory, configuration: configuration, logger: logger)
         let records = 400
         for k in 0..<records { try await journal.append([Self.record(k, size: 10_000)]) }
         let segment = directory + "/" + (try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".journal") }.first ?? "")
@@ -186,7 +188,8 @@ import Testing
     /// Where the file system takes `O_DIRECT` (ext4 here; not tmpfs), preallocated segments are written past the
     /// page cache, a record at a time rewriting the block it starts in: records of every size, alone or several in
     /// one write, ending inside a block or exactly at its end, come back byte for byte, across rotations and a
-    /// reopen (which goes on through the page cache in the segment it reopens, then direct again in the next).
+    /// reopen, which goes on past the page cache in the segment it reopens: written through the cache, every small
+    /// record dirtied the large folio the kernel read around it, and its fsync wrote all of it back.
     @Test func directSegmentsHoldEveryRecordAcrossBlocks() async throws {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let configuration = Journal.Configuration(segmentBytes: 64 << 10, preallocateAfter: 0)
@@ -220,6 +223,7 @@ import Testing
 
         let reopened = try Journal(directory: directory, configuration: configuration, logger: logger)
         #expect(reopened.openReport.tornTail == nil && reopened.nextPosition == UInt64(expected.count))
+        if fd >= 0 { #expect(reopened.statistics.directSegments == 1, "the reopened segment is written through the page cache") }
         for _ in 0..<40 {
             let r = Self.record(expected.count, size: Int(rng.next() % 6_000))
             try await reopened.append([r])
@@ -256,6 +260,32 @@ import Testing
         #expect(versions.first == 1 && versions.dropFirst().allSatisfy { $0 == 2 } && versions.count >= 3, "\(versions)")
         let first = try #require(try FileManager.default.attributesOfItem(atPath: directory + "/" + segments[0])[.size] as? Int)
         #expect(first < 64 << 10)
+        #expect(try Self.readAll(directory).map(\.0) == (0..<k).map(UInt64.init))
+    }
+
+    /// Preallocated segments follow the input rate: a new journal's first is the smallest, sustained writes double
+    /// them up to `segmentBytes` (every other segment here: with `preallocateAfter` 0 a spare is asked for as its
+    /// segment begins, sized by the one before), and a rate that would not fill the smallest in
+    /// `segmentSeconds` keeps them at the smallest (here a rate no loop can reach: the test is bounded by work).
+    @Test(arguments: [false, true])
+    func preallocatedSegmentsAreSizedToTheInputRate(quiet: Bool) async throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var configuration = Journal.Configuration(segmentBytes: 1 << 20, minimumSegmentBytes: 64 << 10, preallocateAfter: 0)
+        if quiet { configuration.segmentSeconds = 1e-12 }
+        let journal = try Journal(directory: directory, configuration: configuration, logger: logger)
+        var k = 0
+        while journal.statistics.preallocatedSegments < 7, k < 100_000 {
+            try journal.write([Self.record(k, size: 1_000)])
+            k += 1
+        }
+        try await journal.waitDurable(through: UInt64(k))
+        journal.close()
+        let segments = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".journal") }.sorted()
+        let sizes = try segments.map { try #require(try FileManager.default.attributesOfItem(atPath: directory + "/" + $0)[.size] as? Int) }
+        // The newest is still being written (its size is its preallocation either way).
+        let expected = quiet ? Array(repeating: 64 << 10, count: sizes.count)
+                             : (0..<sizes.count).map { min(1 << 20, (64 << 10) << ($0 / 2)) }
+        #expect(sizes == expected, "\(sizes)")
         #expect(try Self.readAll(directory).map(\.0) == (0..<k).map(UInt64.init))
     }
 

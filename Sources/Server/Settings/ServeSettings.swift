@@ -31,7 +31,7 @@ public enum ServeSettings {
         .init("cluster.sessionTimeout", flag: "session-timeout", .number, default: "10",
               help: "With a kafka:// journal: the consumer group's session.timeout.ms, in seconds: a silent instance leaves the group and its partitions are assigned again after this (the broker bounds it, 6 to 300 s by default)."),
         .init("journal.segmentBytes", flag: "journal-segment-bytes", .integer, default: "67108864",
-              help: "A journal segment file is closed and a new one started once it would grow past this many bytes."),
+              help: "The largest journal segment: a file is closed and a new one started once it would grow past this many bytes. Preallocated segments are sized to the input rate (about ten minutes of it) between 1 MiB and this."),
         .init("checkpoint.interval", flag: "checkpoint-interval", .number, default: "60",
               help: "Seconds between checkpoints of the engine's state while input arrives; a restart replays the journal after the newest."),
         .init("checkpoint.records", flag: "checkpoint-records", .integer, default: "100000",
