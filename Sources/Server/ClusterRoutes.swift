@@ -82,11 +82,12 @@ struct ClusterRoutes: Sendable {
 
     /// Decodes and checks every request (all or none), then writes them as one change.
     private func add(_ body: JSONValue) async throws -> [(identifier: String, replaced: Bool)] {
-        let json: JSONValue
-        do { json = try EngineHost.specForm(body) } catch { throw Problem(error) }
+        let converted: GeoJSONConversion
+        do { converted = try EngineHost.converted(body) } catch { throw Problem(error) }
+        let json = converted.json
         let requests: [NotificationRequest]
         do {
-            requests = try RequestDecoder().decodeRequests(json)
+            requests = try RequestDecoder().requests(of: converted)
             for r in requests { try RequestDecoder.checkNotificationSize(r) }
         } catch { throw Problem.invalidRequest(error) }
         let result = requests.map { ($0.identifier, gateway.requests.isPending($0.identifier)) }
