@@ -92,8 +92,9 @@ struct GeoJSONFeature {
             region = [("type", "polygon"), ("id", .string(regionID)), ("geometry", geometry)]
             sources.append(("trigger.region.geometry", "geometry"))
         }
-        // QGIS writes a number where a text field holds digits; a zone's name is text either way.
-        if let name = property("name") {
+        // QGIS writes a number where a text field holds digits; a zone's name is text either way. An empty name
+        // is no name: the default title would be empty.
+        if let name = property("name"), Self.text(name) != "" {
             region.insert(("name", Self.text(name).map(JSONValue.string) ?? name), at: 2)
             sources.append(("trigger.region.name", "properties.name"))
         }

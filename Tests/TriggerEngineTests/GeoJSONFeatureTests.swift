@@ -183,6 +183,10 @@ import Testing
         #expect(drawn.json["trigger"]?["repeats"]?.boolValue == true)
         #expect(drawn.json["content"]?["title"]?.stringValue == "{region.name}")
         #expect(drawn.defaults == [["identifier", "radius", "repeats", "title", "body"]])
+        // An empty name is no name: the title falls back to the region id rather than to nothing.
+        let unnamed = try RequestDecoder().decodeRegionFile(try JSONParser.parse(
+            #"{"type": "Feature", "id": "z", "properties": {"name": ""}, "geometry": {"type": "Point", "coordinates": [13.4, 52.5]}}"#))
+        #expect(unnamed[0].trigger.region.name == nil)
     }
 
     @Test func nativeRequestsKeepTheSPECDefaults() throws {
