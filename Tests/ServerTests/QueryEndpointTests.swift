@@ -134,6 +134,7 @@ import Testing
             let feature = #"{"type": "Feature", "properties": {"title": "Gate", "radius": 30}, "geometry": {"type": "Point", "coordinates": [13.4140, 52.5220]}}"#
             let put = try await client.execute(uri: "/v1/requests/gate", method: .put, body: ByteBuffer(string: feature))
             #expect(put.status == .created, "\(put.text)")
+            #expect(put.text.contains(#""defaultsApplied":["repeats","body"]"#), "\(put.text)")
             #expect(try await client.execute(uri: "/v1/requests/gate", method: .get).text.contains(#""radius":30"#))
 
             // The requests fire like any other.
