@@ -116,14 +116,25 @@ public actor EngineHost {
     /// checked before the first is added. Should the engine still refuse one, the ones before it are kept.
     /// Decoding and checking happen before the actor is entered: a large body (tens of thousands of GeoJSON
     /// features) must not hold up fixes and sightings while it is read.
-    public nonisolated func add(_ json: JSONValue) async throws(HostError) -> [(identifier: String, result: AddResult)] {
+    public nonisolated func add(_ json: JSONValue, geoJSON options: GeoJSONOptions = GeoJSONOptions()) async throws(HostError)
+        -> [(identifier: String, result: AddResult)] {
+        try await add(converted: Self.converted(json, geoJSON: options))
+    }
+
+    /// `add(_:geoJSON:)` for a body already read by `converted(_:geoJSON:)` (whose defaults a response reports).
+    public nonisolated func add(converted: GeoJSONConversion) async throws(HostError) -> [(identifier: String, result: AddResult)] {
         let requests: [NotificationRequest]
-        let json = try Self.specForm(json)
         do {
-            requests = try RequestDecoder().decodeRequests(json)
+            requests = try RequestDecoder().requests(of: converted)
             for r in requests { try RequestDecoder.checkNotificationSize(r) }
         } catch { throw .invalidRequest(error) }
-        return try await add(decoded: requests, json: json, text: json.jsonText)
+        return try await add(decoded: requests, json: converted.json, text: converted.json.jsonText)
+    }
+
+    /// A body read once: GeoJSON converted to the SPEC §1 form and decoded (errors naming its features).
+    public nonisolated static func converted(_ json: JSONValue, geoJSON options: GeoJSONOptions = GeoJSONOptions()) throws(HostError)
+        -> GeoJSONConversion {
+        do { return try RequestDecoder().convertGeoJSON(json, options: options) } catch { throw .invalidRequest(error) }
     }
 
     private func add(decoded requests: [NotificationRequest], json: JSONValue, text: String) async throws(HostError)
@@ -136,8 +147,8 @@ public actor EngineHost {
     }
 
     /// GeoJSON bodies in the SPEC §1 form they stand for.
-    public nonisolated static func specForm(_ json: JSONValue) throws(HostError) -> JSONValue {
-        do { return try RequestDecoder.requestsJSON(fromGeoJSON: json) } catch { throw .invalidRequest(error) }
+    public nonisolated static func specForm(_ json: JSONValue, geoJSON options: GeoJSONOptions = GeoJSONOptions()) throws(HostError) -> JSONValue {
+        try converted(json, geoJSON: options).json
     }
 
     /// Removes the given requests; returns those that were pending.

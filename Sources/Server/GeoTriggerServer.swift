@@ -51,7 +51,7 @@ public struct GeoTriggerServer: Sendable {
                                     name: "the TCP input on \(host):\(port)")
         }
         // The regions file and the folders next: nothing is created on disk until every check has passed.
-        self.regions = configuration.regionsFilePath.map { RegionsFile(path: $0, databasePath: configuration.databasePath) }
+        self.regions = configuration.regionsFilePath.map { RegionsFile(path: $0, databasePath: configuration.databasePath, geoJSON: configuration.regionsGeoJSON) }
         self.regionEntries = try regions?.read() ?? []
         if let problem = Self.folderProblem(configuration.databasePath) {
             throw ServerConfigurationError(reason: "cannot open the database \(configuration.databasePath): \(problem)")

@@ -1,100 +1,77 @@
 import JSON
-import Geometry
 
 extension RequestDecoder {
-    /// A region file: a JSON array of requests (SPEC §1), a single request, or a GeoJSON FeatureCollection whose
-    /// features are regions drawn in any GIS tool.
-    ///
-    /// For features: the geometry is the region (Polygon/MultiPolygon; a Point with a `radius` property is a circle);
-    /// properties carry the request: `identifier` (else the feature's `id`), `content` (or flat `title`, `subtitle`,
-    /// `body`, …), `trigger` (or flat trigger fields such as `notifyOnExit`, `repeats`, `dwell`), and `regionId`
-    /// (else the feature id, else the identifier) and `name` for the region.
-    public func decodeRegionFile(_ json: JSONValue) throws(RequestError) -> [NotificationRequest] {
-        guard json["type"]?.stringValue == "FeatureCollection" else { return try decodeRequests(json) }
-        guard let features = json["features"]?.arrayValue else {
-            throw RequestError(path: "features", reason: "a FeatureCollection needs a \"features\" array")
-        }
-        var out: [NotificationRequest] = []
-        for (k, feature) in features.enumerated() {
-            do throws(RequestError) {
-                out.append(try decodeRequest(try Self.requestJSON(fromFeature: feature)))
-            } catch {
-                var e = error
-                e.path = e.path.isEmpty ? "features[\(k)]" : "features[\(k)].\(e.path)"
-                throw e
-            }
-        }
-        return out
+    /// A region file: a JSON array of requests (SPEC §1), a single request, or GeoJSON (a FeatureCollection, or one
+    /// Feature) whose features are regions drawn in any GIS tool (see `convertGeoJSON`).
+    public func decodeRegionFile(_ json: JSONValue, geoJSON options: GeoJSONOptions = GeoJSONOptions()) throws(RequestError) -> [NotificationRequest] {
+        try requests(of: convertGeoJSON(json, options: options))
     }
 
-    /// The SPEC §1 form of a request body (the service accepts what the CLI's region files hold): a FeatureCollection
-    /// becomes an array of request objects, a Feature one request object, anything else stays as it is. Journaled and
-    /// listed in this form, so a restart never needs the GeoJSON again.
-    public static func requestsJSON(fromGeoJSON json: JSONValue) throws(RequestError) -> JSONValue {
+    /// A conversion's requests: decoded already for GeoJSON, decoded here for SPEC §1 JSON.
+    public func requests(of converted: GeoJSONConversion) throws(RequestError) -> [NotificationRequest] {
+        if let requests = converted.requests { return requests }
+        return try decodeRequests(converted.json)
+    }
+
+    /// GeoJSON as requests; anything else is returned as it is, for `decodeRequests`. Every place that takes
+    /// GeoJSON (region files, `serve --regions`, the API's bodies) reads it here.
+    ///
+    /// For features: the geometry is the region (Polygon/MultiPolygon; a Point is a circle of `radius` metres);
+    /// properties carry the request: `content` (or flat `title`, `subtitle`, `body`, …), `trigger` (or flat trigger
+    /// fields such as `notifyOnExit`, `repeats`, `dwell`), `regionId` (else the feature id, else the identifier) and
+    /// `name` for the region. The identifier is `properties.identifier`, else the `idProperty` option's property,
+    /// else the feature's `id`, else derived from the geometry and name. GeoJSON defaults differ from SPEC §1's for
+    /// people who draw zones: `repeats` true, a title and body, a Point's radius 100 m (docs/semantics.md).
+    public func convertGeoJSON(_ json: JSONValue, options: GeoJSONOptions = GeoJSONOptions()) throws(RequestError) -> GeoJSONConversion {
+        var derivedIDs: [String: Int] = [:]
         switch json["type"]?.stringValue {
         case "Feature":
-            return try requestJSON(fromFeature: json)
+            let (request, feature) = try decodeFeature(json, options: options, derivedIDs: &derivedIDs)
+            return GeoJSONConversion(json: feature.request, requests: [request], defaults: [feature.defaultsList])
         case "FeatureCollection":
             guard let features = json["features"]?.arrayValue else {
                 throw RequestError(path: "features", reason: "a FeatureCollection needs a \"features\" array")
             }
-            var out: [JSONValue] = []
-            for (k, feature) in features.enumerated() {
+            var objects: [JSONValue] = []
+            var requests: [NotificationRequest] = []
+            var defaults: [[String]] = []
+            objects.reserveCapacity(features.count)
+            requests.reserveCapacity(features.count)
+            for (k, item) in features.enumerated() {
                 do throws(RequestError) {
-                    out.append(try requestJSON(fromFeature: feature))
+                    let (request, feature) = try decodeFeature(item, options: options, derivedIDs: &derivedIDs)
+                    objects.append(feature.request)
+                    requests.append(request)
+                    defaults.append(feature.defaultsList)
                 } catch {
                     var e = error
                     e.path = e.path.isEmpty ? "features[\(k)]" : "features[\(k)].\(e.path)"
                     throw e
                 }
             }
-            return .array(out)
+            return GeoJSONConversion(json: .array(objects), requests: requests, defaults: defaults)
         default:
-            return json
+            return GeoJSONConversion(json: json, requests: nil, defaults: [])
         }
     }
 
-    static let contentKeys: Set<String> = ["title", "subtitle", "body", "badge", "sound", "categoryIdentifier",
-                                           "threadIdentifier", "summaryArgument", "userInfo"]
-    static let triggerKeys: Set<String> = ["notifyOnEntry", "notifyOnExit", "repeats", "devices", "dwell", "hysteresis",
-                                           "maximumAccuracy", "initialTrigger", "minimumInterval", "exitTimeout"]
+    /// The SPEC §1 form of a request body (the service accepts what the CLI's region files hold): a FeatureCollection
+    /// becomes an array of request objects, a Feature one request object, anything else stays as it is. Journaled and
+    /// listed in this form, so a restart never needs the GeoJSON again.
+    public static func requestsJSON(fromGeoJSON json: JSONValue, options: GeoJSONOptions = GeoJSONOptions()) throws(RequestError) -> JSONValue {
+        try RequestDecoder().convertGeoJSON(json, options: options).json
+    }
 
-    /// Rewrites one GeoJSON Feature as a request object in the SPEC §1 shape.
-    static func requestJSON(fromFeature feature: JSONValue) throws(RequestError) -> JSONValue {
-        guard feature["type"]?.stringValue == "Feature" else {
-            throw RequestError(path: "type", reason: "expected a GeoJSON Feature")
+    /// One feature converted and decoded, an error's path rewritten to the feature's own fields.
+    private func decodeFeature(_ json: JSONValue, options: GeoJSONOptions, derivedIDs: inout [String: Int])
+        throws(RequestError) -> (NotificationRequest, GeoJSONFeature) {
+        let feature = try GeoJSONFeature(json, options: options, derivedIDs: &derivedIDs)
+        do throws(RequestError) {
+            return (try decodeRequest(feature.request), feature)
+        } catch {
+            var e = error
+            e.path = feature.featurePath(e.path)
+            throw e
         }
-        let properties = feature["properties"]?.objectValue ?? []
-        func property(_ k: String) -> JSONValue? { properties.first { $0.key == k }?.value }
-        let featureID: String? = feature["id"].flatMap { $0.stringValue ?? ($0.doubleValue.map { JSONValue.number($0).jsonText }) }
-        guard let identifier = property("identifier")?.stringValue ?? featureID else {
-            throw RequestError(path: "properties.identifier", reason: "required (or a feature \"id\")")
-        }
-        guard let geometry = feature["geometry"], !geometry.isNull else {
-            throw RequestError(identifier: identifier, path: "geometry", reason: "required")
-        }
-        let regionID = property("regionId")?.stringValue ?? featureID ?? identifier
-        var region: [(key: String, value: JSONValue)] = []
-        if geometry["type"]?.stringValue == "Point" {
-            guard let c = geometry["coordinates"]?.arrayValue, c.count >= 2, let lon = c[0].doubleValue, let lat = c[1].doubleValue else {
-                throw RequestError(identifier: identifier, path: "geometry.coordinates", reason: "expected [longitude, latitude]")
-            }
-            guard let radius = property("radius") else {
-                throw RequestError(identifier: identifier, path: "properties.radius", reason: "a Point feature needs a radius in metres")
-            }
-            region = [("type", "circle"), ("id", .string(regionID)),
-                      ("center", .object([("latitude", .number(lat)), ("longitude", .number(lon))])), ("radius", radius)]
-        } else {
-            region = [("type", "polygon"), ("id", .string(regionID)), ("geometry", geometry)]
-        }
-        if let name = property("name") { region.insert(("name", name), at: 2) }
-        var content = property("content")?.objectValue ?? []
-        var trigger = property("trigger")?.objectValue ?? []
-        for p in properties {
-            if contentKeys.contains(p.key), !content.contains(where: { $0.key == p.key }) { content.append(p) }
-            if triggerKeys.contains(p.key), !trigger.contains(where: { $0.key == p.key }) { trigger.append(p) }
-        }
-        trigger.append(("region", .object(region)))
-        return .object([("identifier", .string(identifier)), ("content", .object(content)), ("trigger", .object(trigger))])
     }
 }

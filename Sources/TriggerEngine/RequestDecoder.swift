@@ -146,10 +146,12 @@ public struct RequestDecoder: Sendable {
         case "polygon":
             try r.allowOnly(["type", "id", "name", "geometry"])
             guard let geometry = r.value("geometry") else { throw r.error("geometry", "required: a GeoJSON Polygon or MultiPolygon") }
+            let polygons: PolygonSet
+            do throws(RequestError) { polygons = try GeoJSONGeometry.polygonSet(geometry) } catch {
+                throw r.error("geometry.\(error.path)", error.reason)
+            }
             let set: PolygonSet
-            do throws(GeometryError) {
-                set = try PolygonValidation.validated(try GeoJSONGeometry.polygonSet(geometry))
-            } catch {
+            do throws(GeometryError) { set = try PolygonValidation.validated(polygons) } catch {
                 throw r.error("geometry", error.reason)
             }
             return Region(id: id, name: name, shape: .polygon(set))

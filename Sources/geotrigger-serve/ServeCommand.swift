@@ -83,6 +83,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "JSON configuration file (env \(ServeSettings.configFileVariable)).") var config: String?
     @Option(help: ServeCommand.help("database")) var database: String?
     @Option(help: ServeCommand.help("regions")) var regions: String?
+    @Option(help: ServeCommand.help("regionsIdProperty")) var regionsIdProperty: String?
     @Option(help: ServeCommand.help("journal")) var journal: String?
     @Option(help: ServeCommand.help("journal.segmentBytes")) var journalSegmentBytes: Int?
     @Option(help: ServeCommand.help("checkpoint.interval")) var checkpointInterval: Double?
@@ -140,6 +141,7 @@ struct ServeCommand: AsyncParsableCommand {
         func put(_ key: String, _ value: String?) { if let value { f[key] = .string(value) } }
         put("database", database)
         put("regions", regions)
+        put("regionsIdProperty", regionsIdProperty)
         put("listen", listen)
         put("journal", journal)
         if !sinks.isEmpty { f["sink"] = .strings(sinks) }

@@ -10,7 +10,9 @@ struct ReplayCommand: ParsableCommand {
         abstract: "Replays recorded traces against a region set and prints the notifications that would have fired.",
         discussion: """
             REGIONS is a JSON array of notification requests (SPEC §1) or a GeoJSON FeatureCollection whose features \
-            carry the request fields in their properties. Each TRACE is GPX, NMEA 0183, CSV, NDJSON, OwnTracks or \
+            carry the request fields in their properties, as geojson.io and QGIS export them: a feature with no \
+            identifier is named by --id-property, else its id, else its geometry and name; GeoJSON features repeat \
+            and get a readable title and body unless they say otherwise (docs/semantics.md). Each TRACE is GPX, NMEA 0183, CSV, NDJSON, OwnTracks or \
             Traccar JSON, detected from its content (override with --format); `-` reads standard input. A TRACE that is \
             a service's journal directory (`serve --journal`) replays the fixes it accepted, in the order it accepted \
             them: last week's real stream against edited regions, compared with --expect. A trace that \
@@ -27,6 +29,8 @@ struct ReplayCommand: ParsableCommand {
             """)
 
     @Argument(help: "The region file: JSON requests or a GeoJSON FeatureCollection.") var regions: String
+    @Option(help: "GeoJSON regions: the feature property that names a feature without properties.identifier (e.g. QGIS's fid). Default: the feature's id, else an identifier derived from its geometry and name.")
+    var idProperty: String?
     @Argument(help: "Trace files or journal directories, replayed in the order given; `-` reads standard input.") var traces: [String]
     @OptionGroup var input: TraceInputOptions
     @Option(name: .shortAndLong, help: "Write notifications here instead of standard output.") var output: String?
@@ -58,7 +62,11 @@ struct ReplayCommand: ParsableCommand {
     func run() throws {
         let requests: [NotificationRequest]
         do {
-            requests = try RegionFileLoader.load(regions)
+            let loaded = try RegionFileLoader.load(regions, geoJSON: GeoJSONOptions(idProperty: idProperty))
+            requests = loaded.requests
+            if let note = RegionFileLoader.defaultsNote(regions, loaded.defaultsApplied) {
+                FileHandle.standardError.write(note.data(using: .utf8)!)
+            }
         } catch {
             FileHandle.standardError.write("geotrigger: \(error)\n".data(using: .utf8)!)
             throw ExitStatus.unusableInput.code

@@ -52,7 +52,7 @@ struct ScanCommand: ParsableCommand {
         var engine: TriggerEngine?
         if let regions {
             do {
-                let requests = try RegionFileLoader.load(regions)
+                let requests = try RegionFileLoader.load(regions).requests
                 let e = TriggerEngine(configuration: .init(clock: btsnoop == nil ? .external : .eventTime))
                 try e.add(contentsOf: requests)
                 engine = e

@@ -122,6 +122,8 @@ import Testing
             let posted = try await client.execute(uri: "/v1/requests", method: .post, body: ByteBuffer(string: collection))
             #expect(posted.status == .ok, "\(posted.text)")
             #expect(posted.text.contains(#""added":2"#))
+            // The response says which GeoJSON defaults the features took (docs/semantics.md).
+            #expect(posted.text.contains(#""defaultsApplied":["repeats","body"]"#), "\(posted.text)")
             // Stored and listed in the SPEC §1 form.
             let depot = try await client.execute(uri: "/v1/requests/depot", method: .get)
             #expect(depot.text.contains(#""type":"circle""#) && depot.text.contains(#""notifyOnExit":false"#))
@@ -132,6 +134,7 @@ import Testing
             let feature = #"{"type": "Feature", "properties": {"title": "Gate", "radius": 30}, "geometry": {"type": "Point", "coordinates": [13.4140, 52.5220]}}"#
             let put = try await client.execute(uri: "/v1/requests/gate", method: .put, body: ByteBuffer(string: feature))
             #expect(put.status == .created, "\(put.text)")
+            #expect(put.text.contains(#""defaultsApplied":["repeats","body"]"#), "\(put.text)")
             #expect(try await client.execute(uri: "/v1/requests/gate", method: .get).text.contains(#""radius":30"#))
 
             // The requests fire like any other.
@@ -141,11 +144,19 @@ import Testing
             let lines = try await server.sinkLines(atLeast: 2)
             #expect(lines.contains { $0.contains(#""identifier":"depot""#) } && lines.contains { $0.contains(#""identifier":"zone""#) }, "\(lines)")
 
-            // A feature the decoder cannot read names its place in the collection.
-            let bad = #"{"type": "FeatureCollection", "features": [{"type": "Feature", "id": "p", "properties": {}, "geometry": {"type": "Point", "coordinates": [13.4, 52.5]}}]}"#
+            // A feature the decoder cannot read names its place in the collection and the property the user wrote.
+            let bad = #"{"type": "FeatureCollection", "features": [{"type": "Feature", "id": "p", "properties": {"radius": -5}, "geometry": {"type": "Point", "coordinates": [13.4, 52.5]}}]}"#
             let refused = try await client.execute(uri: "/v1/requests", method: .post, body: ByteBuffer(string: bad))
             #expect(refused.status == .unprocessableContent)
             #expect(refused.text.contains("features[0].properties.radius"), "\(refused.text)")
+            #expect(!refused.text.contains("trigger.region"), "\(refused.text)")
+
+            // ?idProperty= names features by a property of theirs, as QGIS exports them.
+            let qgis = #"{"type": "FeatureCollection", "name": "zones", "features": [{"type": "Feature", "properties": {"fid": 7, "name": "Yard"}, "geometry": {"type": "MultiPolygon", "coordinates": [[[[13.46, 52.49], [13.47, 52.49], [13.47, 52.50], [13.46, 52.49]]]]}}]}"#
+            let named = try await client.execute(uri: "/v1/requests?idProperty=fid", method: .post, body: ByteBuffer(string: qgis))
+            #expect(named.status == .ok, "\(named.text)")
+            #expect(named.text.contains(#""identifiers":["7"]"#), "\(named.text)")
+            #expect(try await client.execute(uri: "/v1/requests/7", method: .get).text.contains(#""repeats":true"#))
         }
     }
 }

@@ -32,11 +32,12 @@ import Testing
             try ("[" + requests.joined(separator: ",\n") + "]").write(toFile: regions, atomically: true, encoding: .utf8)
         }
 
-        func server() throws -> GeoTriggerServer {
+        func server(idProperty: String? = nil) throws -> GeoTriggerServer {
             var logger = Logger(label: "regions-file-tests")
             logger.logLevel = .critical
             var configuration = ServerConfiguration(databasePath: database, host: "127.0.0.1", port: 0)
             configuration.regionsFilePath = regions
+            configuration.regionsGeoJSON.idProperty = idProperty
             return try GeoTriggerServer(configuration: configuration, logger: logger)
         }
 
@@ -59,6 +60,28 @@ import Testing
             #expect(second.description == "0 added, 0 replaced, 2 unchanged, 0 removed")
             // Untouched: the engine's numbers for each request (revision, firings) are as they were.
             #expect(try server.host.store.requests().map(\.state) == revisions)
+        }
+    }
+
+    /// The exports in Tests/GeoTriggerCLITests/Fixtures, as a regions file: named by `--regions-id-property` or
+    /// derived identifiers, stored with GeoJSON's defaults written out, and unchanged when applied again.
+    @Test(arguments: [("qgis-export.geojson", "fid"), ("geojson-io-export.geojson", nil)] as [(String, String?)])
+    func aGISExportIsAppliedAsRepeatingZonesAndAgainUnchanged(file: String, idProperty: String?) async throws {
+        let setup = try Setup()
+        let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("GeoTriggerCLITests/Fixtures/\(file)")
+        try Data(contentsOf: fixture).write(to: URL(fileURLWithPath: setup.regions))
+        let server = try setup.server(idProperty: idProperty)
+        let logger = Logger(label: "regions-file-tests")
+        try await server.closingStorage {
+            let first = try await server.regions!.apply(to: server.host, logger: logger)
+            #expect(first.added.count == 3)
+            if idProperty != nil { #expect(first.added.sorted() == ["1", "2", "3"]) }
+            for (_, json) in try setup.pending(server) {
+                #expect(json.contains(#""repeats":true"#) && json.contains(#""title":"{region.name}""#), "\(json)")
+            }
+            let second = try await server.regions!.apply(to: server.host, logger: logger)
+            #expect(second.description == "0 added, 0 replaced, 3 unchanged, 0 removed")
         }
     }
 

@@ -19,6 +19,7 @@ import Testing
         let real: [String: String?] = [
             "database": c.databasePath,
             "regions": c.regionsFilePath,
+            "regionsIdProperty": c.regionsGeoJSON.idProperty,
             "listen": "\(c.host):\(c.port)",
             "journal": c.effectiveJournalPath == c.databasePath + ".journal" && c.journalPath == nil ? "DATABASE.journal" : c.effectiveJournalPath,
             "cluster.instance": c.clusterInstance ?? "HOSTNAME-PID",

@@ -81,8 +81,14 @@ struct APIRoutes: Sendable {
     private func put(_ request: Request, _ context: APIContext) async throws -> Response {
         let id = try PathParameter.require("identifier", context)
         var json = try await Self.body(request, limit: limit)
+        let options = try Self.geoJSONOptions(request)
+        var defaultsApplied: [String] = []
         if json["type"]?.stringValue == "Feature" {
-            do { json = try EngineHost.specForm(Self.naming(feature: json, id)) } catch { throw Problem(error) }
+            do {
+                let converted = try EngineHost.converted(Self.naming(feature: json, id, options), geoJSON: options)
+                json = converted.json
+                defaultsApplied = converted.defaultsApplied
+            } catch { throw Problem(error) }
         }
         guard var object = json.objectValue else {
             throw Problem(.badRequest, title: "Malformed request", detail: "expected a request object, found \(json.kindName)")
@@ -102,15 +108,18 @@ struct APIRoutes: Sendable {
         w.beginObject()
         w.field("identifier", id)
         w.field("outcome", results.first?.result == .replaced ? "replaced" : "added")
+        Self.writeDefaults(defaultsApplied, &w)
         w.endObject()
         return Self.json(w.bytes, status: results.first?.result == .replaced ? .ok : .created)
     }
 
-    /// A Feature PUT to a path needs no identifier of its own: the path's is its default.
-    static func naming(feature: JSONValue, _ id: String) -> JSONValue {
+    /// A Feature PUT to a path needs no identifier of its own: the path's is its default (before `?idProperty=`'s
+    /// property, which a feature may lack here).
+    static func naming(feature: JSONValue, _ id: String, _ options: GeoJSONOptions = GeoJSONOptions()) -> JSONValue {
         guard var object = feature.objectValue, feature["id"] == nil else { return feature }
         var properties = feature["properties"]?.objectValue ?? []
         guard !properties.contains(where: { $0.key == "identifier" }) else { return feature }
+        if let name = options.idProperty, properties.contains(where: { $0.key == name && !$0.value.isNull }) { return feature }
         properties.append((key: "identifier", value: .string(id)))
         if let k = object.firstIndex(where: { $0.key == "properties" }) { object[k].value = .object(properties) } else {
             object.append((key: "properties", value: .object(properties)))
@@ -119,8 +128,11 @@ struct APIRoutes: Sendable {
     }
 
     private func post(_ request: Request) async throws -> Response {
+        let options = try Self.geoJSONOptions(request)
         let json = try await Self.body(request, limit: limit)
-        let results = try await Problem.mapping { () async throws(HostError) in try await host.add(json) }
+        let converted: GeoJSONConversion
+        do { converted = try EngineHost.converted(json, geoJSON: options) } catch { throw Problem(error) }
+        let results = try await Problem.mapping { () async throws(HostError) in try await host.add(converted: converted) }
         var w = JSONWriter()
         w.beginObject()
         w.field("added", results.filter { $0.result == .added }.count)
@@ -128,8 +140,26 @@ struct APIRoutes: Sendable {
         w.key("identifiers"); w.beginArray()
         for r in results { w.string(r.identifier) }
         w.endArray()
+        Self.writeDefaults(converted.defaultsApplied, &w)
         w.endObject()
         return Self.json(w.bytes)
+    }
+
+    /// `?idProperty=NAME`: a GeoJSON feature's identifier from that property (as `replay --id-property`).
+    static func geoJSONOptions(_ request: Request) throws -> GeoJSONOptions {
+        guard let name = request.uri.queryParameters.get("idProperty") else { return GeoJSONOptions() }
+        guard !name.isEmpty else {
+            throw Problem(.badRequest, title: "Malformed request", detail: "idProperty: expected a property name")
+        }
+        return GeoJSONOptions(idProperty: name)
+    }
+
+    /// `defaultsApplied`: the GeoJSON defaults the body's features took (docs/semantics.md); absent when none.
+    static func writeDefaults(_ defaults: [String], _ w: inout JSONWriter) {
+        guard !defaults.isEmpty else { return }
+        w.key("defaultsApplied"); w.beginArray()
+        for d in defaults { w.string(d) }
+        w.endArray()
     }
 
     /// `?limit=&offset=` or `?limit=&cursor=` (the last identifier of the previous page); `nextCursor` is set

@@ -26,11 +26,15 @@ struct ClusterRoutes: Sendable {
         let v1 = router.group("v1")
         v1.get("openapi.json") { _, _ in APIRoutes.json(OpenAPIDocument.bytes) }
         v1.get("cluster") { _, _ in status() }
-        v1.post("requests") { request, _ in try await post(try await APIRoutes.body(request, limit: limit)) }
+        v1.post("requests") { request, _ in
+            let options = try APIRoutes.geoJSONOptions(request)
+            return try await post(try await APIRoutes.body(request, limit: limit), options: options)
+        }
         v1.put("requests/:identifier") { request, context in
             let id = try PathParameter.require("identifier", context)
+            let options = try APIRoutes.geoJSONOptions(request)
             var json = try await APIRoutes.body(request, limit: limit)
-            if json["type"]?.stringValue == "Feature" { json = APIRoutes.naming(feature: json, id) }
+            if json["type"]?.stringValue == "Feature" { json = APIRoutes.naming(feature: json, id, options) }
             guard var object = json.objectValue else {
                 throw Problem(.badRequest, title: "Malformed request", detail: "expected a request object, found \(json.kindName)")
             }
@@ -38,13 +42,15 @@ struct ClusterRoutes: Sendable {
                 object.insert((key: "identifier", value: .string(id)), at: 0)
                 json = .object(object)
             }
-            let added = try await add(json)
+            let (added, defaults) = try await add(json, options: options)
             guard added.allSatisfy({ $0.identifier == id }) else {
                 throw Problem(.unprocessableContent, title: "Identifier mismatch", detail: "the body's identifier differs from '\(id)' in the path",
                               extensions: [("path", "identifier")])
             }
             var w = JSONWriter()
-            w.beginObject(); w.field("identifier", id); w.field("outcome", added.first?.replaced == true ? "replaced" : "added"); w.endObject()
+            w.beginObject(); w.field("identifier", id); w.field("outcome", added.first?.replaced == true ? "replaced" : "added")
+            APIRoutes.writeDefaults(defaults, &w)
+            w.endObject()
             return APIRoutes.json(w.bytes, status: added.first?.replaced == true ? .ok : .created)
         }
         v1.delete("requests/:identifier") { _, context in
@@ -80,22 +86,25 @@ struct ClusterRoutes: Sendable {
         }
     }
 
-    /// Decodes and checks every request (all or none), then writes them as one change.
-    private func add(_ body: JSONValue) async throws -> [(identifier: String, replaced: Bool)] {
-        let json: JSONValue
-        do { json = try EngineHost.specForm(body) } catch { throw Problem(error) }
+    /// Decodes and checks every request (all or none), then writes them as one change; with the GeoJSON defaults
+    /// the body's features took.
+    private func add(_ body: JSONValue, options: GeoJSONOptions) async throws
+        -> (added: [(identifier: String, replaced: Bool)], defaultsApplied: [String]) {
+        let converted: GeoJSONConversion
+        do { converted = try EngineHost.converted(body, geoJSON: options) } catch { throw Problem(error) }
+        let json = converted.json
         let requests: [NotificationRequest]
         do {
-            requests = try RequestDecoder().decodeRequests(json)
+            requests = try RequestDecoder().requests(of: converted)
             for r in requests { try RequestDecoder.checkNotificationSize(r) }
         } catch { throw Problem.invalidRequest(error) }
         let result = requests.map { ($0.identifier, gateway.requests.isPending($0.identifier)) }
         try await change(.requests(json: json.jsonText))
-        return result
+        return (result, converted.defaultsApplied)
     }
 
-    private func post(_ body: JSONValue) async throws -> Response {
-        let results = try await add(body)
+    private func post(_ body: JSONValue, options: GeoJSONOptions) async throws -> Response {
+        let (results, defaults) = try await add(body, options: options)
         var w = JSONWriter()
         w.beginObject()
         w.field("added", results.filter { !$0.replaced }.count)
@@ -103,6 +112,7 @@ struct ClusterRoutes: Sendable {
         w.key("identifiers"); w.beginArray()
         for r in results { w.string(r.identifier) }
         w.endArray()
+        APIRoutes.writeDefaults(defaults, &w)
         w.endObject()
         return APIRoutes.json(w.bytes)
     }

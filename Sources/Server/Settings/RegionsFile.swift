@@ -24,11 +24,15 @@ public struct RegionsFile: Sendable {
     public let path: String
     /// The identifiers this file added (`DATABASE.regions-file`).
     public let ownedPath: String
+    /// How GeoJSON features are named (`--regions-id-property`).
+    public let geoJSON: GeoJSONOptions
 
     /// One request of the file: its identifier, and its JSON as the service stores it (SPEC §1 form).
     public struct Entry: Sendable {
         public var identifier: String
         public var json: JSONValue
+        /// The GeoJSON defaults its feature took (`GeoJSONConversion.defaults`); empty for a SPEC §1 request.
+        public var defaultsApplied: [String] = []
     }
 
     /// What an apply did.
@@ -48,9 +52,10 @@ public struct RegionsFile: Sendable {
         }
     }
 
-    public init(path: String, databasePath: String) {
+    public init(path: String, databasePath: String, geoJSON: GeoJSONOptions = GeoJSONOptions()) {
         self.path = path
         self.ownedPath = databasePath + ".regions-file"
+        self.geoJSON = geoJSON
     }
 
     /// Reads and checks the whole file (JSON, every request decoded, identifiers unique) without touching the
@@ -67,20 +72,24 @@ public struct RegionsFile: Sendable {
         if let array = json.arrayValue, array.isEmpty { return [] }
         let spec: JSONValue
         let requests: [NotificationRequest]
+        let defaults: [[String]]
         do {
-            spec = try EngineHost.specForm(json)
-            requests = try RequestDecoder().decodeRequests(spec)
+            let decoder = RequestDecoder()
+            let converted = try decoder.convertGeoJSON(json, options: geoJSON)
+            spec = converted.json
+            requests = try decoder.requests(of: converted)
+            defaults = converted.defaults
         } catch {
             throw ServerConfigurationError(reason: "the regions file \(path) holds a request the service would refuse: \(error); fix it and start (or reload) again")
         }
         let items = spec.arrayValue ?? [spec]
         var seen = Set<String>()
         var entries: [Entry] = []
-        for (request, item) in zip(requests, items) {
+        for (k, (request, item)) in zip(requests, items).enumerated() {
             guard seen.insert(request.identifier).inserted else {
                 throw ServerConfigurationError(reason: "the regions file \(path) lists the identifier '\(request.identifier)' twice; keep one and start (or reload) again")
             }
-            entries.append(Entry(identifier: request.identifier, json: item))
+            entries.append(Entry(identifier: request.identifier, json: item, defaultsApplied: k < defaults.count ? defaults[k] : []))
         }
         return entries
     }
@@ -113,9 +122,17 @@ public struct RegionsFile: Sendable {
         let gone = previouslyOwned.subtracting(listed).sorted()
         if !gone.isEmpty { summary.removed = try await host.remove(gone) }
         try writeOwned(listed)
-        logger.notice("regions file applied", metadata: [
+        var metadata: Logger.Metadata = [
             "file": "\(path)", "added": "\(summary.added.count)", "replaced": "\(summary.replaced.count)",
-            "unchanged": "\(summary.unchanged)", "removed": "\(summary.removed.count)"])
+            "unchanged": "\(summary.unchanged)", "removed": "\(summary.removed.count)"]
+        // GeoJSON users did not write these fields: say which ones the service chose (docs/semantics.md).
+        let defaulted = entries.filter { !$0.defaultsApplied.isEmpty }
+        if !defaulted.isEmpty {
+            let used = Set(defaulted.flatMap(\.defaultsApplied))
+            metadata["geoJSONDefaults"] = "\(GeoJSONConversion.defaultNames.filter(used.contains).joined(separator: ","))"
+            metadata["defaultedFeatures"] = "\(defaulted.count)"
+        }
+        logger.notice("regions file applied", metadata: metadata)
         return summary
     }
 

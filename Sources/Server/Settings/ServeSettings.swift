@@ -18,6 +18,8 @@ public enum ServeSettings {
               help: "Requests file (a JSON array of requests, or GeoJSON) applied at start and again on SIGHUP (systemctl reload): new identifiers added, changed ones replaced, unchanged ones left alone, ones the file added and no longer lists removed."),
         .init("listen", flag: "listen", .string, default: "127.0.0.1:8080",
               help: "Address to listen on, HOST:PORT or [IPv6]:PORT; port 0 picks a free one (logged). A non-loopback address needs a token."),
+        .init("regionsIdProperty", flag: "regions-id-property", .string, default: nil,
+              help: "GeoJSON in the regions file: the feature property that names a feature without properties.identifier (e.g. QGIS's fid); without it, the feature's id, else an identifier derived from its geometry and name."),
         .init("journal", flag: "journal", .string, default: "DATABASE.journal",
               help: "Directory of the journal (every accepted input, fsync'd before it is acknowledged) and its checkpoints; default: the database path with .journal appended. Or nats://HOST:PORT[,HOST:PORT…]: run as one instance of a scale-out deployment on that JetStream cluster; or kafka://HOST:PORT[,HOST:PORT…]: the same on that Kafka cluster (docs/cluster.md)."),
         .init("cluster.instance", flag: "instance", .string, default: "HOSTNAME-PID",
@@ -258,6 +260,10 @@ public enum ServeSettings {
         if let regions = string("regions") {
             guard !regions.isEmpty else { throw fail("regions", "the regions file path is empty") }
             c.regionsFilePath = regions
+        }
+        if let property = string("regionsIdProperty") {
+            guard !property.isEmpty else { throw fail("regionsIdProperty", "the property name is empty") }
+            c.regionsGeoJSON.idProperty = property
         }
         if let interval = try Self.seconds("checkpoint.interval", values, fail: fail) { c.checkpointInterval = interval / .seconds(1) }
         if let journal = c.journalPath, journal.hasPrefix("nats://"), c.clusterServers == nil {

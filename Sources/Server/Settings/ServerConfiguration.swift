@@ -33,6 +33,8 @@ public struct ServerConfiguration: Sendable {
     public var tlsKeyPath: String?
     /// `--regions FILE`: requests applied at start and on SIGHUP (`RegionsFile`).
     public var regionsFilePath: String?
+    /// `--regions-id-property`: how the regions file's GeoJSON features are named.
+    public var regionsGeoJSON = GeoJSONOptions()
     /// NDJSON streams read besides HTTP (standard input, TCP listeners).
     public var inputs: [InputConfiguration]
     /// Timeouts and the connection bound of the HTTP server.
