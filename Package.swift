@@ -51,6 +51,8 @@ let package = Package(
         // JSON reading (a byte parser with exact error positions) and writing, and the text checks beside it: numbers,
         // UTF-8, percent-escapes.
         .target(name: "JSON", swiftSettings: strict),
+        // The one errno wrapper.
+        .target(name: "SystemErrors", swiftSettings: strict),
         // The one parser of addresses the settings take (HOST:PORT, SCHEME://…), and resolving them.
         .target(name: "Endpoints", dependencies: ["JSON", .product(name: "NIOCore", package: "swift-nio")], swiftSettings: strict),
         .target(
@@ -61,23 +63,23 @@ let package = Package(
                 .product(name: "HeapModule", package: "swift-collections"),
             ],
             swiftSettings: strict),
-        .target(name: "Ingest", dependencies: ["JSON", "TriggerEngine"], swiftSettings: strict),
+        .target(name: "Ingest", dependencies: ["SystemErrors", "JSON", "TriggerEngine"], swiftSettings: strict),
         .target(
             name: "Beacons",
-            dependencies: ["TriggerEngine", "CBluetooth", .product(name: "Metrics", package: "swift-metrics")],
+            dependencies: ["SystemErrors", "TriggerEngine", "CBluetooth", .product(name: "Metrics", package: "swift-metrics")],
             swiftSettings: strict),
         // Scanning through bluetoothd over D-Bus (the only code that touches sd-bus, `CSystemd`): Device1 signals to
         // advertisements for the Beacons pipeline, and the choice between it and raw HCI.
         .target(
             name: "BlueZDBus",
-            dependencies: [
+            dependencies: ["SystemErrors", 
                 "Beacons", "TriggerEngine", "CSystemd",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ],
             swiftSettings: strict),
         // MQTT client over libmosquitto (the only code that touches it), topic templates and `mqtt://` sink specs.
-        .target(name: "MQTT", dependencies: ["CMosquitto", "JSON", "Endpoints"], swiftSettings: strict),
+        .target(name: "MQTT", dependencies: ["SystemErrors", "CMosquitto", "JSON", "Endpoints"], swiftSettings: strict),
         // NATS and JetStream over nats.c (the only code that touches it): streams, publishes with acknowledgements,
         // ordered reads, key-value buckets.
         // The one pool of threads for blocking C calls made from async code (NATS, Kafka).
@@ -102,7 +104,7 @@ let package = Package(
         .target(name: "SystemdNotify", dependencies: ["CSystemd"], swiftSettings: strict),
         .target(
             name: "Journal",
-            dependencies: [
+            dependencies: ["SystemErrors", 
                 "CRC32C",
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Logging", package: "swift-log"),
@@ -115,7 +117,7 @@ let package = Package(
         .target(name: "EngineLog", dependencies: ["JSON", "TriggerEngine", "Journal"], swiftSettings: strict),
         .target(
             name: "Host",
-            dependencies: [
+            dependencies: ["SystemErrors", 
                 "JSON",
                 "TriggerEngine", "Journal", "EngineLog", "Storage", "Delivery",
                 .product(name: "Logging", package: "swift-log"),
@@ -148,7 +150,7 @@ let package = Package(
         // Delivery of the durable outbox to sinks (NDJSON, webhook, MQTT): cursors, retries, dead letters, back-pressure.
         .target(
             name: "Delivery",
-            dependencies: [
+            dependencies: ["SystemErrors", 
                 "Storage", "TriggerEngine", "MQTT",
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -175,7 +177,7 @@ let package = Package(
         // HTTP API over one engine owner; persists every batch before answering.
         .target(
             name: "Server",
-            dependencies: [
+            dependencies: ["SystemErrors", 
                 "JSON",
                 "TriggerEngine", "Ingest", "Storage", "Delivery", "MQTT", "Host", "Cluster", "SystemdNotify", "Inputs", "Endpoints", "Journal", "EngineLog",
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -202,7 +204,7 @@ let package = Package(
             // No server, HTTP client, TLS or SQLite: `serve` is the executable below, which `geotrigger serve` runs,
             // so the main job (replay) builds in a fraction of the time (README, quick start).
             dependencies: [
-                "JSON", "MallocHugePages", "BuildVersion",
+                "JSON", "MallocHugePages", "BuildVersion", "SystemErrors",
                 "TriggerEngine", "Ingest", "Beacons", "BlueZDBus", "ReplayReport", "Journal", "EngineLog",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

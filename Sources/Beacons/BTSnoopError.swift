@@ -1,3 +1,4 @@
+import SystemErrors
 /// Why a btsnoop file could not be read or written, with the record number and byte offset where it applies.
 public enum BTSnoopError: Error, Equatable, Sendable, CustomStringConvertible {
     case cannotOpen(path: String, errno: Int32)
@@ -17,8 +18,8 @@ public enum BTSnoopError: Error, Equatable, Sendable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case let .cannotOpen(path, e): return "cannot open \(path): \(errnoText(e))"
-        case let .io(op, e): return "btsnoop \(op) failed: \(errnoText(e))"
+        case let .cannotOpen(path, e): return "cannot open \(path): \(SystemError.numbered(e))"
+        case let .io(op, e): return "btsnoop \(op) failed: \(SystemError.numbered(e))"
         case .truncatedHeader(let n): return "not a btsnoop file: only \(n) bytes, the header needs 16"
         case .notBTSnoop: return "not a btsnoop file: the first 8 bytes are not \"btsnoop\\0\""
         case .unsupportedVersion(let v): return "unsupported btsnoop version \(v) (only version 1 exists)"

@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import SystemErrors
 import Glibc
 #elseif canImport(Musl)
 import Musl
@@ -21,7 +22,7 @@ public enum HCIScannerError: Error, Equatable, Sendable, CustomStringConvertible
     public var description: String {
         switch self {
         case .bluetoothUnsupported:
-            return "this kernel has no Bluetooth support (socket(AF_BLUETOOTH) failed: \(errnoText(EAFNOSUPPORT))); "
+            return "this kernel has no Bluetooth support (socket(AF_BLUETOOTH) failed: \(SystemError.numbered(EAFNOSUPPORT))); "
                 + "run on a host or VM whose kernel has Bluetooth (CONFIG_BT); `geotrigger scan --btsnoop FILE` replays a capture without one"
         case .noAdapter(let name):
             return "no Bluetooth adapter \"\(name)\" (check `hciconfig -a` or `ls /sys/class/bluetooth`)"
@@ -36,7 +37,7 @@ public enum HCIScannerError: Error, Equatable, Sendable, CustomStringConvertible
         case .invalidConfiguration(let why):
             return "invalid scan configuration: \(why)"
         case let .system(op, e):
-            return "\(op) failed: \(errnoText(e))"
+            return "\(op) failed: \(SystemError.numbered(e))"
         }
     }
 }

@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import SystemErrors
 import Glibc
 #elseif canImport(Musl)
 import Musl
@@ -21,7 +22,7 @@ public enum BlueZScannerError: Error, Equatable, Sendable, CustomStringConvertib
     public var description: String {
         switch self {
         case .noSystemBus(let e):
-            return "cannot connect to the D-Bus system bus (\(String(cString: strerror(e)))): is dbus running? "
+            return "cannot connect to the D-Bus system bus (\(SystemError.text(e))): is dbus running? "
                 + "Use --backend hci to scan without bluetoothd"
         case .bluetoothdNotRunning:
             return "bluetoothd is not on the system bus (no org.bluez): start bluetooth.service, or use --backend hci"
@@ -38,7 +39,7 @@ public enum BlueZScannerError: Error, Equatable, Sendable, CustomStringConvertib
         case .malformedMessage(let why):
             return "malformed D-Bus message: \(why)"
         case let .system(op, e):
-            return "\(op) failed: \(String(cString: strerror(e)))"
+            return "\(op) failed: \(SystemError.text(e))"
         }
     }
 }

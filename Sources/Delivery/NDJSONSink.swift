@@ -1,3 +1,4 @@
+import SystemErrors
 import Dispatch
 #if canImport(Glibc)
 import Glibc
@@ -186,6 +187,6 @@ public final class NDJSONSink: NotificationSink {
 
     static func errorText() -> String {
         let code = errno
-        return "\(String(cString: strerror(code))) (errno \(code))"
+        return "\(SystemError.text(code)) (errno \(code))"
     }
 }

@@ -1,3 +1,4 @@
+import SystemErrors
 import Dispatch
 import Logging
 import Synchronization
@@ -68,7 +69,7 @@ final class EngineThread: SerialExecutor {
         }, executor.toOpaque())
         guard started == 0 else {
             executor.release()
-            fatalError("pthread_create failed for the engine's thread: \(String(cString: strerror(started)))")
+            fatalError("pthread_create failed for the engine's thread: \(SystemError.text(started))")
         }
         pthread_detach(thread)
     }
@@ -129,7 +130,7 @@ final class EngineThread: SerialExecutor {
         if setpriority(__priority_which_t(PRIO_PROCESS.rawValue), tid, Self.nice) == 0 {
             logger?.debug("engine thread running at raised priority", metadata: ["nice": "\(Self.nice)"])
         } else {
-            let reason = String(cString: strerror(errno))
+            let reason = SystemError.text()
             logger?.notice("engine thread left at the process's priority: raising it needs CAP_SYS_NICE or LimitNICE",
                            metadata: ["nice": "\(Self.nice)", "error": "\(reason)"])
         }

@@ -1,3 +1,4 @@
+import SystemErrors
 import Synchronization
 import SystemPackage
 
@@ -45,7 +46,7 @@ final class AcknowledgedMark: Sendable {
         var st = stat()
         if stat(path, &st) != 0 {
             if errno == ENOENT { return nil }
-            throw .io(operation: "stat", path: path, reason: String(cString: strerror(errno)))
+            throw .io(operation: "stat", path: path, reason: SystemError.text())
         }
         let bytes = try JournalSystem.readAll(path)
         if bytes.isEmpty { return nil }  // created, never written: nothing was acknowledged through it

@@ -1,3 +1,4 @@
+import SystemErrors
 import SystemPackage
 
 #if canImport(Glibc)
@@ -32,7 +33,7 @@ public struct CheckpointFiles: Sendable {
     public func list() throws(JournalError) -> [Entry] {
         guard let dir = opendir(directory) else {
             if errno == ENOENT { return [] }
-            throw .io(operation: "opendir", path: directory, reason: String(cString: strerror(errno)))
+            throw .io(operation: "opendir", path: directory, reason: SystemError.text())
         }
         defer { closedir(dir) }
         var out: [Entry] = []
@@ -71,7 +72,7 @@ public struct CheckpointFiles: Sendable {
             throw .io(operation: "write", path: temporary, reason: "\(error)")
         }
         if rename(temporary, path) != 0 {
-            throw .io(operation: "rename", path: temporary, reason: String(cString: strerror(errno)))
+            throw .io(operation: "rename", path: temporary, reason: SystemError.text())
         }
         try JournalSystem.fsyncDirectory(directory)
         for old in try list().dropFirst(keep) { unlink(old.path) }

@@ -1,3 +1,4 @@
+import SystemErrors
 import Dispatch
 import Synchronization
 import Logging
@@ -26,7 +27,7 @@ extension Journal {
 
     static func truncate(_ path: String, to size: Int64) throws(JournalError) {
         if Glibc.truncate(path, off_t(size)) != 0 {
-            throw .io(operation: "truncate", path: path, reason: String(cString: strerror(errno)))
+            throw .io(operation: "truncate", path: path, reason: SystemError.text())
         }
     }
 
@@ -54,7 +55,7 @@ extension Journal {
         var out: [String] = []
         for p in paths {
             let aside = p + ".damaged"
-            if rename(p, aside) != 0 { throw .io(operation: "rename", path: p, reason: String(cString: strerror(errno))) }
+            if rename(p, aside) != 0 { throw .io(operation: "rename", path: p, reason: SystemError.text()) }
             out.append("\(p) moved to \(aside) (\(reason))")
             logger.critical("journal: file moved aside (--recover)", metadata: ["file": "\(p)", "moved": "\(aside)", "reason": "\(reason)"])
         }

@@ -1,3 +1,4 @@
+import SystemErrors
 import Dispatch
 import Synchronization
 import Logging
@@ -107,7 +108,7 @@ extension Journal {
             if tail == nil { _ = try fd.writeAll(toAbsoluteOffset: 0, header) }
             try JournalSystem.fsync(fd, path: sparePath)
             guard rename(sparePath, segment.path) == 0 else {
-                throw JournalError.io(operation: "rename", path: sparePath, reason: String(cString: strerror(errno)))
+                throw JournalError.io(operation: "rename", path: sparePath, reason: SystemError.text())
             }
             return .some(tail)
         } catch {

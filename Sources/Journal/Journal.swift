@@ -1,3 +1,4 @@
+import SystemErrors
 import Dispatch
 import Synchronization
 import Logging
@@ -144,7 +145,7 @@ public final class Journal: Sendable {
         self.configuration = configuration
         self.logger = logger
         if mkdir(directory, 0o755) != 0, errno != EEXIST {
-            throw .io(operation: "mkdir", path: directory, reason: String(cString: strerror(errno)))
+            throw .io(operation: "mkdir", path: directory, reason: SystemError.text())
         }
         var found = try JournalSystem.segments(in: directory)
         var report = OpenReport()
@@ -371,7 +372,7 @@ public final class Journal: Sendable {
         // The mark says first that they are gone on purpose; a crash before the unlinks leaves extra old files.
         try mark.drop(before: first)
         for g in gone where unlink(g.path) != 0 {
-            throw .io(operation: "unlink", path: g.path, reason: String(cString: strerror(errno)))
+            throw .io(operation: "unlink", path: g.path, reason: SystemError.text())
         }
         try JournalSystem.fsyncDirectory(directory)
     }

@@ -1,3 +1,4 @@
+import SystemErrors
 import SystemPackage
 
 #if canImport(Glibc)
@@ -124,7 +125,7 @@ enum JournalSystem {
     static func fsync(_ fd: FileDescriptor, path: String) throws(JournalError) {
         while Glibc.fsync(fd.rawValue) != 0 {
             if errno == EINTR { continue }
-            throw .io(operation: "fsync", path: path, reason: String(cString: strerror(errno)))
+            throw .io(operation: "fsync", path: path, reason: SystemError.text())
         }
     }
 
@@ -134,7 +135,7 @@ enum JournalSystem {
     static func fdatasync(_ fd: FileDescriptor, path: String) throws(JournalError) {
         while Glibc.fdatasync(fd.rawValue) != 0 {
             if errno == EINTR { continue }
-            throw .io(operation: "fdatasync", path: path, reason: String(cString: strerror(errno)))
+            throw .io(operation: "fdatasync", path: path, reason: SystemError.text())
         }
     }
 
@@ -182,7 +183,7 @@ enum JournalSystem {
     /// The segment files of `directory`, in journal order.
     static func segments(in directory: String) throws(JournalError) -> [JournalSegment] {
         guard let dir = opendir(directory) else {
-            throw .io(operation: "opendir", path: directory, reason: String(cString: strerror(errno)))
+            throw .io(operation: "opendir", path: directory, reason: SystemError.text())
         }
         defer { closedir(dir) }
         var out: [JournalSegment] = []

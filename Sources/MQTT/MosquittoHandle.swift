@@ -1,3 +1,4 @@
+import SystemErrors
 import CMosquitto
 import Synchronization
 
@@ -25,7 +26,7 @@ final class MosquittoHandle: @unchecked Sendable {
         _ = libraryInitialized
         let box = Unmanaged.passRetained(state)
         guard let p = mosquitto_new(options.clientID, options.cleanSession, box.toOpaque()) else {
-            let reason = errno == EINVAL ? "a client identifier is required without a clean session" : String(cString: strerror(errno))
+            let reason = errno == EINVAL ? "a client identifier is required without a clean session" : SystemError.text()
             box.release()
             throw .invalidOptions("mosquitto_new: \(reason)")
         }
@@ -90,7 +91,7 @@ final class MosquittoHandle: @unchecked Sendable {
                 throw .invalidOptions("a TLS client certificate needs its key file, and a key its certificate")
             }
             for path in [tls.caFile, tls.certificateFile, tls.keyFile].compactMap({ $0 }) where access(path, R_OK) != 0 {
-                throw .invalidOptions("TLS file \(path): \(String(cString: strerror(errno)))")
+                throw .invalidOptions("TLS file \(path): \(SystemError.text())")
             }
             try check(mosquitto_tls_set(pointer, tls.caFile, tls.caDirectory, tls.certificateFile, tls.keyFile, nil), "TLS")
             try check(mosquitto_tls_insecure_set(pointer, tls.insecure), "TLS insecure")
@@ -136,7 +137,7 @@ final class MosquittoHandle: @unchecked Sendable {
 
     /// `mosquitto_strerror`, with the errno text for MOSQ_ERR_ERRNO.
     static func describe(_ rc: Int32, errno code: Int32 = errno) -> String {
-        if rc == MOSQ_ERR_ERRNO.rawValue { return String(cString: strerror(code)) }
+        if rc == MOSQ_ERR_ERRNO.rawValue { return SystemError.text(code) }
         return String(cString: mosquitto_strerror(rc))
     }
 }

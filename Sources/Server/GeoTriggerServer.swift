@@ -1,3 +1,4 @@
+import SystemErrors
 import Inputs
 #if canImport(Glibc)
 import Glibc
@@ -128,7 +129,7 @@ public struct GeoTriggerServer: Sendable {
         let rc = address.withSockAddr { bind(fd, $0, socklen_t($1)) }
         if rc != 0 {
             let code = errno
-            throw ServerConfigurationError(reason: "cannot listen for \(name) (\(address)): \(String(cString: strerror(code))) (errno \(code))")
+            throw ServerConfigurationError(reason: "cannot listen for \(name) (\(address)): \(SystemError.text(code)) (errno \(code))")
         }
     }
 

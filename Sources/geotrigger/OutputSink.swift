@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import SystemErrors
 import JSON
 import Glibc
 #endif
@@ -19,7 +20,7 @@ final class OutputSink {
         self.flushesEachLine = flushesEachLine
         if let path, path != "-" {
             fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-            guard fd >= 0 else { throw Failure(description: "\(path): \(String(cString: strerror(errno)))") }
+            guard fd >= 0 else { throw Failure(description: "\(path): \(SystemError.text())") }
         } else {
             fd = 1
         }

@@ -1,3 +1,4 @@
+import SystemErrors
 import ArgumentParser
 #if canImport(Glibc)
 import Glibc
@@ -27,7 +28,7 @@ struct ServeLauncher: ParsableCommand {
         let path = siblingPath()
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         execv(path, argv)
-        let reason = String(cString: strerror(errno))
+        let reason = SystemError.text()
         var message = "geotrigger: cannot run \(path): \(reason)\n"
         if errno == ENOENT {
             message += "`serve` is the \(executable) executable, built beside geotrigger: swift build --product \(executable)"

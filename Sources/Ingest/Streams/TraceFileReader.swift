@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import SystemErrors
 import Glibc
 #elseif canImport(Musl)
 import Musl
@@ -36,7 +37,7 @@ public struct TraceFileReader {
                 makeDecoder: (TraceFormat, String, String) -> (any StreamingRecordDecoder<LocationFix>)?) throws(OpenError) {
         self.path = path
         let fd = path == "-" ? 0 : open(path, O_RDONLY)
-        guard fd >= 0 else { throw OpenError(path: path, reason: String(cString: strerror(errno))) }
+        guard fd >= 0 else { throw OpenError(path: path, reason: SystemError.text()) }
         var st = stat()
         let size = fstat(fd, &st) == 0 && (st.st_mode & S_IFMT) == S_IFREG ? Int(st.st_size) : nil
         let name = path == "-" ? "stdin" : String(path.split(separator: "/").last ?? Substring(path))
@@ -90,7 +91,7 @@ public struct TraceFileReader {
             let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress! + count, detectionPrefix - count) }
             if n < 0 {
                 if errno == EINTR { continue }
-                throw OpenError(path: path, reason: String(cString: strerror(errno)))
+                throw OpenError(path: path, reason: SystemError.text())
             }
             if n == 0 { break }
             count += n
@@ -114,7 +115,7 @@ public struct TraceFileReader {
             let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, Self.chunkSize) }
             if n < 0 {
                 if errno == EINTR { continue }
-                throw OpenError(path: path, reason: String(cString: strerror(errno)))
+                throw OpenError(path: path, reason: SystemError.text())
             }
             if n == 0 { break }
             bytesRead += n

@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import SystemErrors
 import Glibc
 #endif
 import Host
@@ -151,13 +152,13 @@ public struct RegionsFile: Sendable {
         let text = JSONValue.array(identifiers.sorted().map { .string($0) }).jsonText + "\n"
         let temporary = ownedPath + ".new"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw ServerConfigurationError(reason: "cannot write \(temporary): \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else { throw ServerConfigurationError(reason: "cannot write \(temporary): \(SystemError.text())") }
         let bytes = Array(text.utf8)
         let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
         let synced = fsync(fd) == 0
         close(fd)
         guard written == bytes.count, synced, rename(temporary, ownedPath) == 0 else {
-            throw ServerConfigurationError(reason: "cannot write \(ownedPath): \(String(cString: strerror(errno)))")
+            throw ServerConfigurationError(reason: "cannot write \(ownedPath): \(SystemError.text())")
         }
         let folder = ownedPath.lastIndex(of: "/").map { String(ownedPath[..<$0]) }.map { $0.isEmpty ? "/" : $0 } ?? "."
         let dir = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
