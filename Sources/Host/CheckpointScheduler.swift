@@ -1,9 +1,11 @@
 import Logging
 import ServiceLifecycle
 
-/// Takes checkpoints in the background: every `interval`, or sooner once `recordLimit` journal records or
-/// `inputLimit` fixes and sightings piled up since the last. A restart replays what came after the newest
-/// checkpoint, so `inputLimit` bounds the restart time under any load. Nothing when nothing changed.
+/// Takes checkpoints in the background: once `recordLimit` journal records or `inputLimit` fixes and sightings piled
+/// up since the last (a restart replays what came after the newest checkpoint, so `inputLimit` bounds the restart
+/// time under any load), or every `interval` while the journal written since is at least as large as the newest
+/// checkpoint: a trickle of fixes against a large region set (a gateway's) does not rewrite the whole state every
+/// interval, so checkpoints never write more than the journal does. Nothing when nothing changed.
 public struct CheckpointScheduler: Service {
     let host: EngineHost
     let interval: Duration
@@ -27,7 +29,8 @@ public struct CheckpointScheduler: Service {
             do { try await cancelWhenGracefulShutdown { try await Task.sleep(for: min(.milliseconds(500), interval)) } } catch { return }
             let (pending, inputs) = await (host.changesSinceCheckpoint, host.inputsSinceCheckpoint)
             guard pending > 0 else { continue }
-            if pending >= recordLimit || inputs >= inputLimit || ContinuousClock.now - last >= interval {
+            let worthRewriting = await host.journalBytesSinceCheckpoint >= host.newestCheckpointBytes
+            if pending >= recordLimit || inputs >= inputLimit || (ContinuousClock.now - last >= interval && worthRewriting) {
                 await take()
                 last = ContinuousClock.now
             }

@@ -1,3 +1,4 @@
+import Synchronization
 import Journal
 import TriggerEngine
 
@@ -10,6 +11,11 @@ extension EngineHost {
     /// Fixes and sightings journaled since the newest checkpoint: a restart replays about this many, so bounding it
     /// bounds the restart time (the replay runs at roughly a million fixes a second per core).
     public var inputsSinceCheckpoint: UInt64 { inputsSinceCheckpointCount }
+
+    /// Bytes journaled since the newest checkpoint, and that checkpoint's size (0 before the first): a checkpoint
+    /// taken for time alone is worth its writes only once the journal it spares a restart is as large.
+    public var journalBytesSinceCheckpoint: Int { writer.bytesWritten.load(ordering: .relaxed) - bytesWrittenAtCheckpoint }
+    public var newestCheckpointBytes: Int { lastCheckpointBytes }
 
     /// Takes a checkpoint of the whole state as of now and writes it, then frees the journal records no one needs:
     /// those before the older checkpoint kept (the fallback) whose notifications every sink settled. The state is encoded on
@@ -27,14 +33,19 @@ extension EngineHost {
         heldTick = nil
         let changes = changesSinceCheckpointCount
         let inputs = inputsSinceCheckpointCount
+        let bytesAtStart = writer.bytesWritten.load(ordering: .relaxed)
         let log = self.log
         // A checkpoint must never cover a record a crash could still take back.
         try await writer.written(through: position)
+        // Not an interval later (`JournalSync`): a checkpoint, like a shutdown, makes the journal durable now.
+        await Task.detached { log.syncEverything() }.value
         try await log.waitDurable(through: position)
         try await Task.detached { () throws -> Void in try log.saveCheckpoint(body, position: position) }.value
         checkpointPositions.insert(position, at: 0)
         changesSinceCheckpointCount -= min(changes, changesSinceCheckpointCount)
         inputsSinceCheckpointCount -= min(inputs, inputsSinceCheckpointCount)
+        bytesWrittenAtCheckpoint = bytesAtStart
+        lastCheckpointBytes = body.count
         if checkpointPositions.count > 2 { checkpointPositions.removeLast(checkpointPositions.count - 2) }
         // The journal since the older of the two checkpoints stays (the fallback should the newest be damaged);
         // with only one checkpoint, all of it does.

@@ -10,6 +10,8 @@ public struct RestoreReport: Sendable, Hashable {
     /// The checkpoint used (its journal position), or nil when none was (a new service, or one upgraded from the
     /// per-batch SQLite state).
     public var checkpoint: UInt64?
+    /// That checkpoint's size in bytes (0 without one): what rewriting it costs (`CheckpointScheduler`).
+    public var checkpointBytes = 0
     public var requests = 0
     public var delivered = 0
     public var devices = 0
@@ -68,6 +70,7 @@ extension EngineHost {
                 state = candidate
                 start = position
                 report.checkpoint = position
+                report.checkpointBytes = b.count
                 report.requests = counts.requests
                 report.delivered = counts.delivered
             } catch {

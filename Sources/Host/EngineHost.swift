@@ -52,6 +52,9 @@ public actor EngineHost {
     var devicesExpiredCounted = 0
     /// Fixes and sightings journaled since the newest checkpoint: what a restart would replay.
     var inputsSinceCheckpointCount: UInt64 = 0
+    /// The newest checkpoint's size, and `writer.bytesWritten` when it was taken (`journalBytesSinceCheckpoint`).
+    var lastCheckpointBytes = 0
+    var bytesWrittenAtCheckpoint = 0
     /// The newest clock tick that changed nothing but the clock, not yet journaled (`advance(to:)`).
     var heldTick: Timestamp?
     /// Notifications journaled but not yet durable at which fixes and sightings are refused (503).
@@ -91,6 +94,7 @@ public actor EngineHost {
         // What the restart replayed is not in a checkpoint yet: the next one is due with the first change.
         self.changesSinceCheckpointCount = UInt64(restore.report.replayed)
         self.inputsSinceCheckpointCount = UInt64(restore.report.replayedInputs)
+        self.lastCheckpointBytes = restore.report.checkpointBytes
         let statistics = restore.state.engine.statistics
         countedTransitions = (statistics.entries, statistics.exits)
         metrics.restart.record(restore.report.seconds)
@@ -320,10 +324,13 @@ public actor EngineHost {
         }
     }
 
-    /// Returns once every record handed over so far is in the log (not necessarily durable): a shutdown's last
-    /// clock records reach the journal before it is closed.
+    /// Returns once every record handed over so far is in the log and durable: a shutdown's last clock records
+    /// reach the journal before it is closed, and a sync interval's pending fsync is not waited for (the outbox
+    /// and the final checkpoint then find everything durable).
     public func drainWrites() async {
         try? await writer.written(through: nextPosition)
+        let log = self.log
+        await Task.detached { log.syncEverything() }.value
     }
 
     private func fail(_ reason: String) {

@@ -10,9 +10,10 @@ public final class FileHostLog: HostLog {
     /// `recover`. `knownEnd`: a position the journal must reach by a record kept elsewhere (the sinks' cursors),
     /// with what names it.
     public init(directory: String, segmentBytes: Int = 64 << 20, recover: Bool = false, preallocate: Bool = true,
-                knownEnd: (position: UInt64, source: String)? = nil, logger: Logger) throws(JournalError) {
+                knownEnd: (position: UInt64, source: String)? = nil, sync: JournalSync = .always, logger: Logger) throws(JournalError) {
         journal = try Journal(directory: directory, configuration: .init(segmentBytes: segmentBytes, recover: recover, preallocate: preallocate,
-                                                                         knownEnd: knownEnd?.position ?? 0, knownEndSource: knownEnd?.source ?? ""),
+                                                                         knownEnd: knownEnd?.position ?? 0, knownEndSource: knownEnd?.source ?? "",
+                                                                         sync: sync),
                               logger: logger)
         checkpointFiles = CheckpointFiles(directory: directory)
     }
@@ -31,10 +32,13 @@ public final class FileHostLog: HostLog {
 
     public func syncWritten() { journal.syncNow() }
 
+    public func syncEverything() { journal.syncNow(waitingForInterval: false) }
+
     public func waitDurable(through position: UInt64) async throws(JournalError) { try await journal.waitDurable(through: position) }
 
+    /// The host answers its clients through this: with `JournalSync.interval` once written, else once durable.
     public func whenDurable(through position: UInt64, _ done: @escaping @Sendable (JournalError?) -> Void) {
-        journal.whenDurable(through: position) { result in
+        journal.whenAcknowledgeable(through: position) { result in
             switch result {
             case .success: done(nil)
             case .failure(let error): done(error)

@@ -11,8 +11,11 @@ public protocol HostLog: Sendable {
     /// `write`, with the fsync left to `syncWritten()` when `startingSync` is false (a log whose writes start
     /// nothing ignores it).
     func write(_ records: [JournalRecord], startingSync: Bool) throws(JournalError) -> Range<UInt64>
-    /// Makes what was written durable on the calling thread (or leaves it to a sync already running).
+    /// Makes what was written durable on the calling thread (or leaves it to a sync already running, or to a
+    /// sync interval's timer).
     func syncWritten()
+    /// Makes what was written durable before returning, whatever the sync policy: a shutdown's.
+    func syncEverything()
     /// Returns once every record before `position` is durable. Concurrent waiters share the work.
     func waitDurable(through position: UInt64) async throws(JournalError)
     /// Calls `done` once every record before `position` is durable (nil) or with why not; a position not yet
@@ -43,6 +46,8 @@ extension HostLog {
     }
 
     public func syncWritten() {}
+
+    public func syncEverything() { syncWritten() }
 
     /// Through a task that waits (`waitDurable`); a log that can call back from where durability is decided
     /// overrides it.

@@ -67,7 +67,14 @@ public final class OutboxFeeder: Service, Sendable {
         while true {
             guard let last = pending.withLock({ $0.records.last?.position }) else { return true }
             do {
-                try await log.waitDurable(through: last + 1)
+                // A shutdown cancels the feeder: with a sync interval, the fsync is then made at once rather than
+                // waited for (the wait cannot be cancelled; the journal answers it once durable).
+                let log = self.log
+                try await withTaskCancellationHandler {
+                    try await log.waitDurable(through: last + 1)
+                } onCancel: {
+                    Task.detached { log.syncEverything() }
+                }
             } catch {
                 logger.error("outbox feed stopped: the journal failed", metadata: ["error": "\(error)"])
                 return false

@@ -43,6 +43,8 @@ final class RecordWriter: Sendable {
     private let log: any HostLog
     private let feeder: OutboxFeeder
     private let metrics: HostMetrics
+    /// Payload bytes journaled since the start: what the checkpoint scheduler weighs a checkpoint against.
+    let bytesWritten = Atomic<Int>(0)
     private let logger: Logger
 
     init(log: any HostLog, feeder: OutboxFeeder, metrics: HostMetrics, logger: Logger) {
@@ -113,7 +115,9 @@ final class RecordWriter: Sendable {
             return nil
         }
         metrics.journalRecords.increment(by: records.count)
-        metrics.journalBytes.increment(by: records.reduce(0) { $0 + $1.payload.count })
+        let bytes = records.reduce(0) { $0 + $1.payload.count }
+        metrics.journalBytes.increment(by: bytes)
+        bytesWritten.add(bytes, ordering: .relaxed)
         return written
     }
 

@@ -23,7 +23,7 @@ final class AcknowledgedMark: Sendable {
     let path: String
     private let fd: FileDescriptor
     /// What the file holds: the end only moves forward (a rotation and the fsync thread both advance it).
-    private let written: Mutex<(end: UInt64, first: UInt64)>
+    private let written: Mutex<(end: UInt64, first: UInt64, synced: Bool)>
 
     /// Opens (or creates) the file; `end` and `first` are what it holds now.
     init(directory: String, end: UInt64, first: UInt64) throws(JournalError) {
@@ -34,7 +34,7 @@ final class AcknowledgedMark: Sendable {
         } catch {
             throw .io(operation: "open", path: directory + "/" + Self.name, reason: "\(error)")
         }
-        written = Mutex((end, first))
+        written = Mutex((end, first, true))
     }
 
     deinit { try? fd.close() }
@@ -71,12 +71,14 @@ final class AcknowledgedMark: Sendable {
         return bytes
     }
 
-    /// Makes the mark name `position` as the end, durably, unless it names that or more already.
-    func advance(to position: UInt64) throws(JournalError) {
+    /// Makes the mark name `position` as the end, durably (or, with `sync` false, written for the kernel to write
+    /// back: under a sync interval), unless it names that or more already.
+    func advance(to position: UInt64, sync: Bool = true) throws(JournalError) {
         try written.withLock { w throws(JournalError) in
-            guard position > w.end else { return }
-            try store(end: position, first: w.first)
-            w.end = position
+            guard position > w.end || (sync && !w.synced) else { return }
+            try store(end: max(position, w.end), first: w.first, sync: sync)
+            w.end = max(position, w.end)
+            w.synced = sync
         }
     }
 
@@ -86,19 +88,23 @@ final class AcknowledgedMark: Sendable {
             guard first > w.first else { return }
             try store(end: w.end, first: first)
             w.first = first
+            w.synced = true
         }
     }
 
     /// Writes both values, even when they did not change (a new or rewritten file).
     func rewrite() throws(JournalError) {
-        try written.withLock { w throws(JournalError) in try store(end: w.end, first: w.first) }
+        try written.withLock { w throws(JournalError) in
+            try store(end: w.end, first: w.first)
+            w.synced = true
+        }
     }
 
-    private func store(end: UInt64, first: UInt64) throws(JournalError) {
+    private func store(end: UInt64, first: UInt64, sync: Bool = true) throws(JournalError) {
         do { _ = try fd.writeAll(toAbsoluteOffset: 0, Self.encode(end: end, first: first)) } catch {
             throw .io(operation: "write", path: path, reason: "\(error)")
         }
-        try JournalSystem.fdatasync(fd, path: path)
+        if sync { try JournalSystem.fdatasync(fd, path: path) }
     }
 
     var end: UInt64 { written.withLock { $0.end } }

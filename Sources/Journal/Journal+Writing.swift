@@ -92,23 +92,48 @@ extension Journal {
                 s.spareRequested = true
                 prepareSpare(size: Self.spareSize(configuration, s))
             }
-            let flush = startingSync && !s.flushing
+            // With a sync interval every write makes sure the timed fsync is coming (nobody waits to start it).
+            let flush = (startingSync || interval != nil) && !s.flushing
             if flush { s.flushing = true }
             return (first..<s.nextPosition, flush)
         }
-        if flush { syncQueue.async { self.flushLoop() } }
+        if flush { startFlush() }
         return range
     }
 
+    /// The sync interval, nil for `always`.
+    var interval: Duration? {
+        if case .interval(let d) = configuration.sync { return d }
+        return nil
+    }
+
+    /// Runs the flush loop on `syncQueue`: now, or an interval from now. The caller set `flushing`.
+    func startFlush() {
+        if let interval {
+            let c = interval.components
+            let nanoseconds = Int(c.seconds) * 1_000_000_000 + Int(c.attoseconds / 1_000_000_000)
+            syncQueue.asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { self.flushLoop() }
+        } else {
+            syncQueue.async { self.flushLoop() }
+        }
+    }
+
     /// Makes everything written durable on the calling thread, and answers the waiters it covers there; returns
-    /// at once when an fsync already running will cover it (that one loops while anything is unsynced).
-    public func syncNow() {
+    /// at once when an fsync already running will cover it (that one loops while anything is unsynced). With a sync
+    /// interval the writes' timed fsync does it (`waitingForInterval`), unless the caller needs it now (a close).
+    public func syncNow(waitingForInterval: Bool = true) {
+        if interval != nil, waitingForInterval { return }
         let run = state.withLock { s -> Bool in
             guard !s.flushing, s.nextPosition > s.durablePosition else { return false }
             s.flushing = true
             return true
         }
-        if run { flushLoop() }
+        if run {
+            flushLoop(mode: .now)
+        } else if interval != nil, !waitingForInterval {
+            // A timed fsync is pending: do its work now (it finds nothing left when it runs).
+            syncQueue.sync { self.flushLoop(mode: .pending) }
+        }
     }
 
     /// One `pwritev` of a frame's header and payload; returns the bytes written (fewer than both only when the
@@ -151,9 +176,20 @@ extension Journal {
         }
         switch next {
         case .now(let r): done(r)
-        case .flush: syncQueue.async { self.flushLoop() }
+        case .flush: startFlush()
         case .wait: break
         }
+    }
+
+    /// Calls `done` once the records before `position` may be acknowledged: when durable (`always`), or with a sync
+    /// interval as soon as they are written (the timed fsync follows). The host answers its clients through this.
+    public func whenAcknowledgeable(through position: UInt64, _ done: @escaping @Sendable (Result<Void, JournalError>) -> Void) {
+        guard interval != nil else { return whenDurable(through: position, done) }
+        let written = state.withLock { s -> Result<Void, JournalError>? in
+            if let poison = s.poison { return .failure(.poisoned(reason: poison)) }
+            return position <= s.nextPosition ? .success(()) : nil
+        }
+        if let written { done(written) } else { whenDurable(through: position, done) }
     }
 
     /// Appends `records` in order and returns their positions once they are durable: `write` then `waitDurable`.
@@ -164,20 +200,28 @@ extension Journal {
         return range
     }
 
+    /// How `flushLoop` was started: by `startFlush` (its interval, if any, has passed), by `syncNow` on the caller's
+    /// thread, or on the queue to do the work of a timed run still pending (`flushing` then stays set for it).
+    enum FlushMode { case started, now, pending }
+
     /// Runs on `syncQueue` (or on `syncNow`'s caller) while something written is not yet durable: fsync it, wake the
-    /// waiters it covers, repeat.
-    func flushLoop() {
+    /// waiters it covers, repeat (with a sync interval: an interval later).
+    func flushLoop(mode: FlushMode = .started) {
         while true {
             let (fd, path, upTo, synced, released) = state.withLock { s in
                 // A segment written past the page cache has nothing in it to give back.
                 (s.fd, s.segments.last?.path ?? directory, s.nextPosition, s.fileSize, s.direct == nil ? s.released : Int64.max)
             }
+            if mode == .pending, upTo <= state.withLock({ $0.durablePosition }) { return }
             var failure: JournalError?
             if let fd {
                 do throws(JournalError) {
                     try JournalSystem.fdatasync(fd, path: path)
                     // Before anyone is told: the mark then covers every acknowledged record (`AcknowledgedMark`).
-                    try mark.advance(to: upTo)
+                    // With a sync interval the records were acknowledged before this fsync; the mark is written
+                    // without one of its own (it can only lag behind what is durable, and a closing sync makes it
+                    // exact).
+                    try mark.advance(to: upTo, sync: interval == nil || mode != .started)
                     // The synced pages are read again only by a restart: give them back now. Left in the page
                     // cache, they grow it by the journal's full rate, and every write lands on a page the kernel
                     // must first find; measured on `http_ingest.py`, copying records into new page-cache pages
@@ -214,11 +258,13 @@ extension Journal {
                 // Written during the fsync: the next one covers it. Waiters for records not yet written wait for
                 // the write that brings them (it starts the loop again).
                 let again = s.nextPosition > durable
-                if !again { s.flushing = false }
+                if !again, mode != .pending { s.flushing = false }
                 return (covered, again)
             }
             for (done, r) in ready { done(r) }
             if !more { return }
+            // With a sync interval, what was written during this fsync waits for the next interval.
+            if interval != nil, mode == .started { return startFlush() }
         }
     }
 
@@ -239,7 +285,11 @@ extension Journal {
         s.spareRequested = false
         s.direct = nil
         s.limit = Int64(configuration.segmentBytes)
-        if let (spareFD, direct, size) = takeSpare(), let tail = beginPreallocated(segment, in: spareFD, direct: direct) {
+        if let (spareFD, direct, size) = takeSpare(), var tail = beginPreallocated(segment, in: spareFD, direct: direct) {
+            if tail != nil, !configuration.sync.writesDirect {
+                DirectTail.stopDirect(spareFD)
+                tail = nil
+            }
             s.fd = spareFD
             s.appended = false
             s.limit = Int64(size)

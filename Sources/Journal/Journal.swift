@@ -48,8 +48,12 @@ public final class Journal: Sendable {
         /// database): opening a journal that ends before it is damage, not a torn tail. `knownEndSource` names it.
         public var knownEnd: UInt64 = 0
         public var knownEndSource = ""
+        /// When a written record counts as acknowledged: after its fsync (`always`), or at once, with the fsync at
+        /// most an interval later (`JournalSync`).
+        public var sync: JournalSync = .always
         public init(segmentBytes: Int = 64 << 20, minimumSegmentBytes: Int = 1 << 20, recover: Bool = false, preallocate: Bool = true,
-                    preallocateAfter: Int = 1 << 20, knownEnd: UInt64 = 0, knownEndSource: String = "") {
+                    preallocateAfter: Int = 1 << 20, knownEnd: UInt64 = 0, knownEndSource: String = "", sync: JournalSync = .always) {
+            self.sync = sync
             self.segmentBytes = segmentBytes
             self.minimumSegmentBytes = minimumSegmentBytes
             self.recover = recover
@@ -302,7 +306,7 @@ public final class Journal: Sendable {
             // A preallocated segment goes on past the page cache, as it was written before the restart. Written
             // through the cache, each small record dirtied the large folio the kernel had read around it (the
             // zeros after the tail), and its fdatasync wrote all of it back: 256 KiB per idle clock tick here.
-            if lastPreallocated, lastBlock.count == Int(lastSize) % DirectTail.alignment {
+            if lastPreallocated, configuration.sync.writesDirect, lastBlock.count == Int(lastSize) % DirectTail.alignment {
                 do { fd = try DirectTail.openExisting(path) } catch {
                     throw .io(operation: "open", path: path, reason: "\(error)")
                 }
@@ -378,6 +382,8 @@ public final class Journal: Sendable {
     }
 
     public func close() {
+        // An orderly close leaves nothing to a sync interval: what was acknowledged is durable when it returns.
+        syncNow(waitingForInterval: false)
         state.withLock { s in
             if s.flushing, let fd = s.fd { s.retired.append(fd) } else { try? s.fd?.close() }
             s.fd = nil

@@ -76,7 +76,7 @@ public struct GeoTriggerServer: Sendable {
         do {
             self.log = try FileHostLog(directory: configuration.effectiveJournalPath, segmentBytes: configuration.journalSegmentBytes,
                                       recover: configuration.recover, preallocate: configuration.journalPreallocate,
-                                      knownEnd: knownEnd, logger: logger)
+                                      knownEnd: knownEnd, sync: configuration.journalSync, logger: logger)
         } catch {
             // Only damage is for --recover; a folder that cannot be read or written needs its permissions fixed.
             let hint = if case .damaged = error, !configuration.recover {

@@ -86,6 +86,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ServeCommand.help("regionsIdProperty")) var regionsIdProperty: String?
     @Option(help: ServeCommand.help("journal")) var journal: String?
     @Option(help: ServeCommand.help("journal.segmentBytes")) var journalSegmentBytes: Int?
+    @Option(help: ServeCommand.help("journal.sync")) var sync: String?
     @Option(help: ServeCommand.help("checkpoint.interval")) var checkpointInterval: Double?
     @Option(help: ServeCommand.help("checkpoint.records")) var checkpointRecords: Int?
     @Option(help: ServeCommand.help("checkpoint.inputs")) var checkpointInputs: Int?
@@ -181,6 +182,7 @@ struct ServeCommand: AsyncParsableCommand {
         put("allowedLateness", allowedLateness)
         put("maxFuture", maxFuture)
         put("journal.segmentBytes", journalSegmentBytes)
+        put("journal.sync", sync)
         put("checkpoint.interval", checkpointInterval)
         put("checkpoint.records", checkpointRecords)
         put("checkpoint.inputs", checkpointInputs)

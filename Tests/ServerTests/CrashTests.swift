@@ -90,6 +90,12 @@ import TestSupport
                                                                    "--journal-segment-bytes", "4096"])
     }
 
+    /// `--sync interval`: batches are acknowledged before their fsync, which a long interval holds back; a killed
+    /// process loses none of them (the kernel still holds the written pages, and the restart syncs them first).
+    @Test(arguments: [4, 29]) func killNineWithASyncIntervalLosesAndRepeatsNothing(killAfter: Int) async throws {
+        try await killAndCompare(killAfter: killAfter, arguments: ["--sync", "interval:1s"])
+    }
+
     func killAndCompare(killAfter: Int, arguments: [String]) async throws {
         let server = try TestServer()
         let reference = server.directory.appendingPathComponent("reference")

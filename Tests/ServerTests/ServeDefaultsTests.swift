@@ -28,6 +28,7 @@ import Testing
             "cluster.leaseTTL": Self.text(c.clusterLeaseTTL),
             "cluster.sessionTimeout": Self.text(c.clusterSessionTimeout),
             "journal.segmentBytes": String(c.journalSegmentBytes),
+            "journal.sync": c.journalSync.description,
             "checkpoint.interval": Self.text(c.checkpointInterval),
             "checkpoint.records": String(c.checkpointRecords),
             "checkpoint.inputs": String(c.checkpointInputs),

@@ -1,3 +1,4 @@
+import Journal
 import Inputs
 import Endpoints
 import Cluster
@@ -34,6 +35,8 @@ public enum ServeSettings {
               help: "With a kafka:// journal: the consumer group's session.timeout.ms, in seconds: a silent instance leaves the group and its partitions are assigned again after this (the broker bounds it, 6 to 300 s by default)."),
         .init("journal.segmentBytes", flag: "journal-segment-bytes", .integer, default: "67108864",
               help: "The largest journal segment: a file is closed and a new one started once it would grow past this many bytes. Preallocated segments are sized to the input rate (about ten minutes of it) between 1 MiB and this."),
+        .init("journal.sync", flag: "sync", .string, default: "always",
+              help: "When an input is acknowledged: always (after the fsync that makes it durable) or interval:DURATION (e.g. interval:1s: at once, the fsync at most that much later; a killed process loses nothing, a power cut up to DURATION of acknowledged inputs; far fewer disk writes on SD cards). docs/service.md, Durability."),
         .init("checkpoint.interval", flag: "checkpoint-interval", .number, default: "60",
               help: "Seconds between checkpoints of the engine's state while input arrives; a restart replays the journal after the newest."),
         .init("checkpoint.records", flag: "checkpoint-records", .integer, default: "100000",
@@ -301,6 +304,15 @@ public enum ServeSettings {
         if case .int(let bytes)? = values["journal.segmentBytes"]?.value {
             guard bytes >= 4096 else { throw fail("journal.segmentBytes", "must be at least 4096, got \(bytes)") }
             c.journalSegmentBytes = bytes
+        }
+        if let sync = string("journal.sync") {
+            guard let policy = JournalSync(parsing: sync) else {
+                throw fail("journal.sync", "expected always or interval:DURATION (1ms to 1h, as interval:1s or interval:500ms), got '\(sync)'")
+            }
+            if policy != .always, c.clusterLog != nil {
+                throw fail("journal.sync", "applies to a journal on local files; a nats:// or kafka:// journal acknowledges once the cluster has the input")
+            }
+            c.journalSync = policy
         }
         if case .int(let records)? = values["checkpoint.records"]?.value {
             guard records > 0 else { throw fail("checkpoint.records", "must be at least 1, got \(records)") }

@@ -1,3 +1,4 @@
+import Journal
 import Inputs
 import Endpoints
 import Delivery
@@ -51,6 +52,8 @@ public struct ServerConfiguration: Sendable {
     /// Start despite damage inside the journal or the newest checkpoint: keep what precedes it and say loudly
     /// what was skipped.
     public var recover = false
+    /// When an input is acknowledged: after its fsync, or at once with the fsync an interval later (`JournalSync`).
+    public var journalSync: JournalSync = .always
     /// Journal segments are preallocated (`Journal.Configuration.preallocate`); off for copy-on-write file systems.
     public var journalPreallocate = true
     /// With a `nats://` or `kafka://` journal: this instance's name, the input's partitions, the copies of every
