@@ -83,6 +83,13 @@ import Testing
         let speed = try await CLIRunner.run(Self.replay + ["--speed", "0"])
         #expect(speed.status == 64)
         #expect(speed.stderr.hasPrefix("geotrigger: --speed must be > 0\n"), "\(speed.stderr)")
+        // `serve` and `token` (the geotrigger-serve executable) name themselves the same way.
+        let serve = try await CLIRunner.run(["serve", "--bogus"])
+        #expect(serve.status == 64)
+        #expect(serve.stderr.hasPrefix("geotrigger serve: Unknown option '--bogus'\n"), "\(serve.stderr)")
+        let token = try await CLIRunner.run(["token", "create"])
+        #expect(token.status == 64)
+        #expect(token.stderr.hasPrefix("geotrigger token: Missing expected argument '--scope <scope>'\n"), "\(token.stderr)")
     }
 
     @Test func aBinaryFileIsRefusedAsBinaryWithoutShowingItsBytes() async throws {
