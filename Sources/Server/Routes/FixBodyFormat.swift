@@ -7,9 +7,8 @@ import TriggerEngine
 /// (`text/csv`, `application/gpx+xml`, …), else NDJSON. A Content-Type that names no format and is not JSON (`curl -d`'s
 /// `application/x-www-form-urlencoded`, `text/plain`) is read as NDJSON only when the body starts as JSON, and
 /// answered 415 otherwise (`inspect`); a binary body (NUL bytes; in CSV and GPX bytes that are not UTF-8) is 415.
-/// `?device=` names the device of records without one (GPX, `?device=` names the device of records without one (GPX,
-/// NMEA, CSV without a device column); `?columns=device=Vehicle,timestamp="GPS Time"` maps CSV columns as the CLI's
-/// `--columns` does.
+/// `?device=` names the device of records without one (GPX, NMEA, CSV without a device column);
+/// `?columns=device=Vehicle,timestamp="GPS Time"` maps CSV columns as the CLI's `--columns` does.
 struct FixBodyFormat {
     var format: TraceFormat
     var device: String?
