@@ -166,7 +166,7 @@ let package = Package(
         .target(
             name: "Inputs",
             dependencies: [
-                "JSON", "Endpoints", "TriggerEngine", "Ingest", "Host", "MQTT", "Beacons", "BlueZDBus",
+                "JSON", "Endpoints", "TriggerEngine", "Ingest", "Host", "MQTT", "Beacons", "BlueZDBus", "SystemErrors",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -274,7 +274,8 @@ let package = Package(
         .testTarget(name: "EndpointsTests", dependencies: ["Endpoints"], swiftSettings: strict),
         .testTarget(
             name: "InputsTests",
-            dependencies: ["Inputs", "Ingest", "TriggerEngine", "TestSupport", .product(name: "NIOCore", package: "swift-nio")],
+            dependencies: ["Inputs", "Ingest", "TriggerEngine", "TestSupport", .product(name: "NIOCore", package: "swift-nio"),
+                           .product(name: "NIOPosix", package: "swift-nio")],
             swiftSettings: strict),
         .testTarget(name: "StorageTests", dependencies: ["JSON", "Storage", "EngineLog", "TriggerEngine", "TestSupport"], swiftSettings: strict),
         .testTarget(

@@ -10,6 +10,8 @@ extension IngestError {
         public static let duplicateKey = "duplicate-key"
         /// Text that is not UTF-8: refused, never replaced (two different ids must not become one).
         public static let invalidUTF8 = "invalid-utf8"
+        /// Two keys of one record are names of one field (`lat` and `latitude`, `FieldAliases`).
+        public static let ambiguousField = "ambiguous-field"
         /// A device id longer than `FixFields.maximumDeviceBytes`.
         public static let deviceTooLong = "device-too-long"
         /// A CSV record breaks RFC 4180 quoting.

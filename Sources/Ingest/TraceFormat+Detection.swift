@@ -55,6 +55,56 @@ extension TraceFormat {
         }
     }
 
+    /// Why the first bytes of an input are binary rather than a text trace: the offset of its first NUL byte or of
+    /// its first byte that is not UTF-8, with what it is; nil for text. A sequence cut off by the end of the prefix is
+    /// not held against it. NMEA is the one text format that legitimately carries binary (receivers interleave their
+    /// vendor protocol), so callers do not ask for it.
+    public static func binaryEvidence(_ b: UnsafeRawBufferPointer) -> (offset: Int, what: String)? {
+        var i = 0
+        let n = b.count
+        while i < n {
+            let c = b[i]
+            if c == 0 { return (i, "a NUL byte") }
+            if c < 0x80 { i += 1; continue }
+            let length = c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0
+            guard length > 0 else { return (i, "a byte that is not UTF-8") }
+            for k in 1..<length {
+                guard i + k < n else { return nil }
+                let d = b[i + k]
+                var low: UInt8 = 0x80, high: UInt8 = 0xBF
+                if k == 1 {
+                    if c == 0xE0 { low = 0xA0 } else if c == 0xED { high = 0x9F }
+                    else if c == 0xF0 { low = 0x90 } else if c == 0xF4 { high = 0x8F }
+                }
+                guard d >= low && d <= high else { return (i, "a byte that is not UTF-8") }
+            }
+            i += length
+        }
+        return nil
+    }
+
+    /// Whether JSON content is a region file rather than fixes: a GeoJSON FeatureCollection, or SPEC §1 requests
+    /// (an `identifier` with a `trigger`), as when the two arguments of `replay` are swapped.
+    public static func looksLikeRegions(_ b: [UInt8]) -> Bool {
+        b.withUnsafeBytes { b in
+            contains(b, "\"FeatureCollection\"") || (contains(b, "\"identifier\"") && contains(b, "\"trigger\""))
+        }
+    }
+
+    /// What a reader says of an input with `binaryEvidence`, naming the offset and never showing the bytes.
+    public static func binaryReason(_ evidence: (offset: Int, what: String)) -> String {
+        if evidence.what == "a NUL byte" {
+            return "a binary file, not a trace (a NUL byte at byte \(evidence.offset)); traces are text: GPX, NMEA, CSV, "
+                + "NDJSON, OwnTracks, Traccar or gpsd JSON"
+        }
+        return "not UTF-8 text (a byte that is not UTF-8 at byte \(evidence.offset)): a binary file, or text in another "
+            + "encoding (convert it first, e.g. iconv -f latin1 -t utf-8)"
+    }
+
+    public static func binaryEvidence(_ b: [UInt8]) -> (offset: Int, what: String)? {
+        b.withUnsafeBytes { binaryEvidence($0) }
+    }
+
     static func byExtension(_ fileName: String) -> TraceFormat? {
         guard let dot = fileName.lastIndex(of: ".") else { return nil }
         switch fileName[fileName.index(after: dot)...].lowercased() {

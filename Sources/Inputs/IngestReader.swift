@@ -33,6 +33,9 @@ public struct IngestReader<Decoder: StreamingRecordDecoder> {
     /// credential naming another device: nothing of it is taken). When set, the body is held to its end (within
     /// `limit`) instead of being submitted as it is read. What it throws is rethrown by `read` as it is.
     public var screen: ((_ records: [Decoder.Record]) throws -> Void)?
+    /// Sees the first body chunk that is not blank before anything is decoded, and may refuse the body by throwing
+    /// (an HTTP route checking it against its Content-Type, or for binary content). Rethrown by `read` as it is.
+    public var inspect: ((UnsafeRawBufferPointer) throws -> Void)?
     /// Called for each rejected record as it is found (stream inputs log and count them at once; HTTP answers them).
     public var onReject: ((IngestSummary.Entry, _ kind: String) -> Void)?
 
@@ -58,6 +61,7 @@ public struct IngestReader<Decoder: StreamingRecordDecoder> {
             received += chunk.readableBytes
             if received > limit { throw IngestReadError.tooLarge(limit: limit) }
             if isArray == nil, let first = chunk.readableBytesView.first(where: { !Self.isBlank($0) }) {
+                if let inspect { try chunk.withUnsafeReadableBytes { try inspect($0) } }
                 isArray = first == UInt8(ascii: "[")
             }
             if isArray == true {

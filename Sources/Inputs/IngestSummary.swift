@@ -46,7 +46,7 @@ public struct IngestSummary: Sendable {
             w.field("detail", "the body holds no record")
         } else {
             let first = errors.min { $0.line < $1.line }
-            w.field("detail", "all \(rejected) records were rejected" + (first.map { "; line \($0.line): \($0.reason)" } ?? ""))
+            w.field("detail", (rejected == 1 ? "the one record was rejected" : "all \(rejected) records were rejected") + (first.map { "; line \($0.line): \($0.reason)" } ?? ""))
         }
         writeFields(&w)
         w.endObject()

@@ -19,6 +19,7 @@ extension StreamInput {
         var delay = Duration.milliseconds(500)
         while !Task.isShuttingDownGracefully, !Task.isCancelled {
             var delivered = false
+            var ended = "connection ended"
             do {
                 let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
                     .connectTimeout(.seconds(10))
@@ -35,12 +36,14 @@ extension StreamInput {
                     delivered = await read(inbound.cancelOnGracefulShutdown(), reader, source: input.name) > 0
                 }
             } catch {
-                logger.warning("gpsd unreachable", metadata: ["input": "\(input.name)", "error": "\(error)"])
+                ended = ConnectionFailure.reason(error)
             }
             if Task.isShuttingDownGracefully || Task.isCancelled { break }
             if delivered { delay = .milliseconds(500) }
             reconnects.increment()
-            logger.warning("gpsd connection ended; reconnecting", metadata: ["input": "\(input.name)", "in": "\(delay)"])
+            // One line per attempt, with the system's reason: `gpsd at localhost:2947: connection refused; retrying in 1 s`.
+            logger.warning("gpsd at \(address):\(port): \(ended); retrying in \(ConnectionFailure.seconds(delay))",
+                           metadata: ["input": "\(input.name)"])
             let wait = delay
             try? await cancelWhenGracefulShutdown { try await Task.sleep(for: wait) }
             delay = min(delay * 2, .seconds(30))

@@ -65,7 +65,7 @@ public struct StreamInput: Service {
                                 await ingest(inbound.cancelOnGracefulShutdown(), source: "\(input.name) from \(peer)")
                             }
                         } catch {
-                            logger.warning("input connection failed", metadata: ["input": "\(input.name)", "peer": "\(peer)", "error": "\(error)"])
+                            logger.warning("input connection failed", metadata: ["input": "\(input.name)", "peer": "\(peer)", "error": "\(ConnectionFailure.reason(error))"])
                         }
                     }
                 }

@@ -124,7 +124,7 @@ struct ReportPage {
             .note{color:#666;font-size:12px}
             </style></head><body>
             <h1>\(esc(title))</h1>
-            <p class="note">\(requests.count) requests, \(deviceOrder.count) devices, \(notifications.count) notifications, \(t0.rfc3339) – \(t1.rfc3339). Drag to pan, scroll to zoom, double-click to reset.</p>
+            <p class="note">\(Self.counted(requests.count, "request")), \(Self.counted(deviceOrder.count, "device")), \(Self.counted(notifications.count, "notification")), \(t0.rfc3339) – \(t1.rfc3339). Drag to pan, scroll to zoom, double-click to reset.</p>
             <div>\(legend)</div>
             <svg id="map" viewBox="0 0 \(fmt(width)) \(fmt(height))" preserveAspectRatio="xMidYMid meet" xmlns="http://www.w3.org/2000/svg">
             \(svg)</svg>
@@ -170,4 +170,9 @@ struct ReportPage {
         }
         return out
     }
+}
+
+extension ReportPage {
+    /// `1 device`, `2 devices`.
+    static func counted(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
 }

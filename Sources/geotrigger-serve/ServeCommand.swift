@@ -27,10 +27,9 @@ struct ServeCommand: AsyncParsableCommand {
         // `geotrigger token …` is run here too: it needs SQLite, which `geotrigger` does not carry.
         let arguments = Array(CommandLine.arguments.dropFirst())
         if arguments.first == "token" {
-            TokenCommand.main(Array(arguments.dropFirst()))
-            return
+            await CommandErrors.run(TokenCommand.self, Array(arguments.dropFirst()), prefix: "geotrigger token")
         }
-        await main(nil)
+        await CommandErrors.run(ServeCommand.self, arguments, prefix: "geotrigger serve")
     }
 
     /// `--help`: what a first run needs; `--help-all` adds every option and the settings table.

@@ -24,7 +24,9 @@ struct ConvertCommand: ParsableCommand {
     @Flag(help: "Stop at the first bad record or unusable file (exit 2).") var strict = false
 
     func run() throws {
-        let sink = try OutputSink(path: output)
+        if let output, output != "-", let problem = FileBytes.cannotWrite(output) { throw ExitStatus.fail("-o \(output): \(problem)") }
+        let sink: OutputSink
+        do { sink = try OutputSink(path: output) } catch { throw ExitStatus.fail("-o \(error)") }
         let factory = input.factory
         var writer = JSONWriter(capacity: 256)
         var rejected = 0, converted = 0
@@ -60,20 +62,17 @@ struct ConvertCommand: ParsableCommand {
                 for warning in reader.warnings { say(warning.commandLineText) }
             } catch {
                 progress.finish()
-                say("geotrigger: \(error) (skipped)\n")
+                say("geotrigger: \(error) " + (strict ? "(--strict: stopped at the first unusable file)\n" : "(skipped)\n"))
                 skipped.append(path)
                 if strict { failed = true }
             }
             if failed { break }
         }
         sink.flush()
-        say("converted \(converted) fixes, rejected \(rejected) records"
-            + (skipped.isEmpty ? "" : ", skipped \(skipped.count) of \(traces.count) files") + "\n")
+        say("converted \(counted(converted, "fix", "fixes")), rejected \(counted(rejected, "record"))"
+            + (skipped.isEmpty ? "" : ", skipped \(skipped.count) of \(counted(traces.count, "file"))") + "\n")
         if failed { throw ExitStatus.unusableInput.code }
-        if converted == 0 {
-            say("geotrigger: no fix could be read from \(traces.joined(separator: ", "))\n")
-            throw ExitStatus.unusableInput.code
-        }
+        if converted == 0 { throw ExitStatus.fail("no fix could be read from \(traces.joined(separator: ", "))") }
         if !skipped.isEmpty { throw ExitStatus.filesSkipped.code }
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import BuildVersion
 import MallocHugePages
 
@@ -31,6 +32,27 @@ struct GeoTrigger: AsyncParsableCommand {
         if arguments.count >= 2, arguments[0] == "help", arguments[1] == "token" {
             do { try ServeLauncher.exec(["token", "--help"]) } catch { exit(withError: error) }
         }
-        await main(nil)
+        await runReportingErrors(arguments)
+    }
+
+    /// ArgumentParser's `main`, with its errors in the one form of this CLI: `geotrigger: MESSAGE` (its own `Error: `
+    /// prefix replaced), usage errors exit 64, and any other failure 2, never 1 (which means "differs from --expect").
+    static func runReportingErrors(_ arguments: [String]) async -> Never {
+        do {
+            var command = try parseAsRoot(arguments)
+            if var asyncCommand = command as? AsyncParsableCommand { try await asyncCommand.run() } else { try command.run() }
+            Foundation.exit(0)
+        } catch let code as ExitCode {
+            // The command has said why already.
+            Foundation.exit(code.rawValue)
+        } catch {
+            let status = exitCode(for: error)
+            // Help and --version are printed as ArgumentParser prints them.
+            if status == .success { exit(withError: error) }
+            var message = fullMessage(for: error)
+            if message.hasPrefix("Error: ") { message.removeFirst("Error: ".count) }
+            FileHandle.standardError.write(Data("geotrigger: \(message)\n".utf8))
+            Foundation.exit(status == .validationFailure ? ExitStatus.usage.rawValue : ExitStatus.unusableInput.rawValue)
+        }
     }
 }

@@ -10,11 +10,9 @@ enum GoldenComparison {
         var report: String
     }
 
-    static func compare(actual: [String], goldenPath: String) throws -> Result {
-        guard let data = FileManager.default.contents(atPath: goldenPath) else {
-            return Result(matches: false, report: "expectation \(goldenPath): cannot read the file\n")
-        }
-        let expected = String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline).map(String.init)
+    /// `golden`: the file's bytes, read before the replay (so a missing file is said at once, with the system's reason).
+    static func compare(actual: [String], golden: [UInt8], goldenPath: String) -> Result {
+        let expected = String(decoding: golden, as: UTF8.self).split(whereSeparator: \.isNewline).map(String.init)
             .filter { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
         func parse(_ line: String, _ what: String, _ k: Int) -> JSONValue? {
             try? JSONParser.parse(line)
@@ -38,8 +36,9 @@ enum GoldenComparison {
             }
         }
         if differences == 0 || sameSequencePerDevice(expected, actual) { return Result(matches: true, report: "") }
-        var header = "expectation \(goldenPath) NOT met: \(differences) of \(n) notifications differ "
-        header += "(expected \(expected.count), got \(actual.count))\n"
+        var header = "expectation \(goldenPath) NOT met: \(differences) of \(counted(n, "notification")) "
+            + (differences == 1 ? "differs" : "differ")
+        header += " (expected \(expected.count), got \(actual.count))\n"
         if differences > 10 { report += "… and \(differences - 10) more\n" }
         return Result(matches: false, report: header + report)
     }

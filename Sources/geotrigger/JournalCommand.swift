@@ -64,7 +64,7 @@ struct JournalCommand: ParsableCommand {
                 throw ExitCode(2)
             }
             out.write(Data(buffer))
-            FileHandle.standardError.write("journal \(directory): \(records) records, \(written) \(sightings ? "sightings" : "fixes") exported\n".data(using: .utf8)!)
+            FileHandle.standardError.write("journal \(directory): \(counted(records, "record")), \(sightings ? counted(written, "sighting") : counted(written, "fix", "fixes")) exported\n".data(using: .utf8)!)
         }
     }
 

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Ingest
 import ReplayReport
+import SystemErrors
 import TriggerEngine
 
 struct ReplayCommand: ParsableCommand {
@@ -60,6 +61,14 @@ struct ReplayCommand: ParsableCommand {
     }
 
     func run() throws {
+        // What the end of the replay writes or reads is checked first: a typo must not cost the whole replay.
+        for (option, path) in [("-o", output), ("--report", report), ("--write-expect", writeExpect)] {
+            if let path, path != "-", let problem = FileBytes.cannotWrite(path) { throw ExitStatus.fail("\(option) \(path): \(problem)") }
+        }
+        var golden: [UInt8]?
+        if let expect {
+            do { golden = try FileBytes.read(expect) } catch { throw ExitStatus.fail("--expect \(expect): \(error)") }
+        }
         let requests: [NotificationRequest]
         do {
             let loaded = try RegionFileLoader.load(regions, geoJSON: GeoJSONOptions(idProperty: idProperty))
@@ -68,8 +77,7 @@ struct ReplayCommand: ParsableCommand {
                 FileHandle.standardError.write(note.data(using: .utf8)!)
             }
         } catch {
-            FileHandle.standardError.write("geotrigger: \(error)\n".data(using: .utf8)!)
-            throw ExitStatus.unusableInput.code
+            throw ExitStatus.fail("\(error)")
         }
         var configuration = TriggerEngine.Configuration(clock: .eventTime)
         configuration.allowedLateness = allowedLateness
@@ -78,7 +86,10 @@ struct ReplayCommand: ParsableCommand {
         try engine.add(contentsOf: requests)
         let keep = expect != nil || writeExpect != nil
         // Paced output is watched as it happens (often through a pipe): each notification is written at once.
-        let sink = try OutputSink(path: output, keepLines: keep, flushesEachLine: speed != nil)
+        let sink: OutputSink
+        do { sink = try OutputSink(path: output, keepLines: keep, flushesEachLine: speed != nil) } catch {
+            throw ExitStatus.fail("-o \(error)")
+        }
         var summary = ReplaySummary(regionCount: requests.count)
         // Otherwise notifications are rendered and written on a thread of their own, handed over once per batch.
         let writer = speed == nil ? NotificationWriterThread(sink: sink) : nil
@@ -134,13 +145,13 @@ struct ReplayCommand: ParsableCommand {
                 // After the batch's fixes: a file that failed part-way gave what it could.
                 if !batch.warnings.isEmpty || batch.failure != nil { progress?.finish() }
                 for warning in batch.warnings { summary.warn(warning) }
-                if let failure = batch.failure { summary.skip(batch.path, failure) }
+                // With --strict the failure is said once, below, as what stopped the replay.
+                if let failure = batch.failure, !strict { summary.skip(batch.path, failure) }
             }
             if let failure = batch.failure, strict {
                 pipeline.cancel()
                 closeOutput()
-                FileHandle.standardError.write("geotrigger: \(failure)\n(--strict: stopped at the first unusable file)\n".data(using: .utf8)!)
-                throw ExitStatus.unusableInput.code
+                throw ExitStatus.fail("\(failure) (--strict: stopped at the first unusable file)")
             }
             if batch.path != currentPath {
                 progress?.finish()
@@ -163,7 +174,7 @@ struct ReplayCommand: ParsableCommand {
                 while nextError < batch.errors.count, batch.errors[nextError].position <= k {
                     let e = batch.errors[nextError].error
                     nextError += 1
-                    summary.ingestError(e, listUpTo: showErrors)
+                    summary.ingestError(e, listUpTo: strict ? 0 : showErrors)
                     if strict { failed = e; break }
                 }
                 if failed != nil { break }
@@ -174,7 +185,7 @@ struct ReplayCommand: ParsableCommand {
                 while nextError < batch.errors.count {
                     let e = batch.errors[nextError].error
                     nextError += 1
-                    summary.ingestError(e, listUpTo: showErrors)
+                    summary.ingestError(e, listUpTo: strict ? 0 : showErrors)
                     if strict { failed = e; break }
                 }
             }
@@ -182,8 +193,7 @@ struct ReplayCommand: ParsableCommand {
             if let failed {
                 pipeline.cancel()
                 closeOutput()
-                FileHandle.standardError.write("geotrigger: \(failed)\n(--strict: stopped at the first bad record)\n".data(using: .utf8)!)
-                throw ExitStatus.unusableInput.code
+                throw ExitStatus.fail("\(failed) (--strict: stopped at the first bad record)")
             }
         }
         progress?.finish()
@@ -207,8 +217,7 @@ struct ReplayCommand: ParsableCommand {
         summary.engine = engine.statistics
         summary.print()
         if summary.fixesRead == 0 {
-            FileHandle.standardError.write("geotrigger: no fix could be read from \(traces.joined(separator: ", "))\n".data(using: .utf8)!)
-            throw ExitStatus.unusableInput.code
+            throw ExitStatus.fail("no fix could be read from \(traces.joined(separator: ", "))")
         }
 
         if let report, let htmlReport {
@@ -216,8 +225,7 @@ struct ReplayCommand: ParsableCommand {
                 try htmlReport.html(title: "GeoTrigger replay: \(traces.joined(separator: ", "))").write(toFile: report, atomically: true, encoding: .utf8)
                 FileHandle.standardError.write("report: \(report)\n".data(using: .utf8)!)
             } catch {
-                FileHandle.standardError.write("geotrigger: \(report): \(error)\n".data(using: .utf8)!)
-                throw ExitStatus.unusableInput.code
+                throw ExitStatus.fail("--report \(report): \(Self.reason(error))")
             }
         }
         let lines = sink.lines ?? []
@@ -226,19 +234,31 @@ struct ReplayCommand: ParsableCommand {
             do {
                 try text.write(toFile: writeExpect, atomically: true, encoding: .utf8)
             } catch {
-                FileHandle.standardError.write("geotrigger: \(writeExpect): \(error)\n".data(using: .utf8)!)
-                throw ExitStatus.unusableInput.code
+                throw ExitStatus.fail("--write-expect \(writeExpect): \(Self.reason(error))")
             }
         }
-        if let expect {
-            let result = try GoldenComparison.compare(actual: lines, goldenPath: expect)
+        if let expect, let golden {
+            let result = GoldenComparison.compare(actual: lines, golden: golden, goldenPath: expect)
             if !result.matches {
                 FileHandle.standardError.write(result.report.data(using: .utf8)!)
                 throw ExitStatus.expectationNotMet.code
             }
-            FileHandle.standardError.write("expectation \(expect): \(lines.count) notifications match\n".data(using: .utf8)!)
+            FileHandle.standardError.write("expectation \(expect): \(counted(lines.count, "notification")) match\n".data(using: .utf8)!)
         }
         if !summary.skippedFiles.isEmpty { throw ExitStatus.filesSkipped.code }
+    }
+}
+
+extension ReplayCommand {
+    /// The system's reason for a failed write (Foundation's errors carry it as their underlying POSIX error), not
+    /// `NSCocoaErrorDomain Code=4`.
+    static func reason(_ error: any Error) -> String {
+        let ns = error as NSError
+        if let underlying = ns.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
+            return SystemError.text(Int32(underlying.code))
+        }
+        if ns.domain == NSPOSIXErrorDomain { return SystemError.text(Int32(ns.code)) }
+        return ns.localizedDescription
     }
 }
 

@@ -52,7 +52,7 @@ struct ReplaySummary {
             s += "  fixes dropped      \(count) \(reason.rawValue) (\(reason))\n"
         }
         if warnings > 0 { s += "  warnings           \(warnings) (above)\n" }
-        s += "  transitions        \(engine.entries) entries, \(engine.exits) exits\n"
+        s += "  transitions        \(counted(engine.entries, "entry", "entries")), \(counted(engine.exits, "exit"))\n"
         let transitions = tally.transitions
         for (region, t) in transitions.sorted(by: { $0.key < $1.key }).prefix(30) {
             s += "    \(region): \(t.entries) entry, \(t.exits) exit notifications\n"

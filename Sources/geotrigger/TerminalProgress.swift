@@ -23,7 +23,7 @@ struct TerminalProgress {
         lastDraw = now
         let elapsed = max(1e-9, (now - start).seconds)
         let rate = Double(records) / elapsed
-        var line = "\r\(label) \(records) fixes, \(Int(rate)) fixes/s"
+        var line = "\r\(label) \(counted(records, "fix", "fixes")), \(Int(rate)) fixes/s"
         if let total, total > 0 {
             let fraction = min(1, Double(bytes) / Double(total))
             let width = 24

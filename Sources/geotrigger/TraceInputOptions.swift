@@ -61,7 +61,10 @@ struct TraceInputOptions: ParsableArguments {
             s += line + "\n"
         }
         s += """
-            (* required). Timestamps: RFC 3339, YYYY-MM-DD HH:MM:SS (UTC), or Unix seconds or milliseconds. GPX: one \
+            (* required). NDJSON keys take the same names (but `id` and `name`; two names for one field in a \
+            record are an error). The separator is told from the header: `,`, else `;` (where decimal commas are \
+            read), else tab. Binary files are refused. Timestamps: RFC 3339, YYYY-MM-DD HH:MM:SS (UTC), or Unix \
+            seconds or milliseconds. GPX: one \
             device per file (--device, else the file's base name; --device-per-track for one per named track); \
             waypoints only with --waypoints.
             """

@@ -189,9 +189,32 @@ import TriggerEngine
     }
 
     @Test func semicolonAndTabSeparatedFilesWork() {
-        #expect(decode(decoder, "device;time;lat;lon\na;1;2,5;3\n").kinds == ["invalid-number"])  // decimal comma: no
         #expect(decode(decoder, "device;time;lat;lon\na;1;2.5;3\n").fixes.map(\.latitude) == [2.5])
         #expect(decode(decoder, "device\ttime\tlat\tlon\na\t1\t2.5\t3\n").fixes.map(\.latitude) == [2.5])
+    }
+
+    /// As a spreadsheet saves CSV where the comma is the decimal separator (de, fr, …): `;` between cells.
+    @Test(arguments: chunkings)
+    func semicolonFilesTakeDecimalCommas(chunkSize: Int?) throws {
+        let out = decode(decoder, """
+            device;time;lat;lon;accuracy
+            lkw-7;2026-11-20 09:15:02;48,8566;2,3522;12,5
+            lkw-7;2026-11-20 09:15:07;48.8567;-2,5;
+
+            """, chunkSize: chunkSize)
+        #expect(out.errors.isEmpty, "\(out.errors)")
+        #expect(out.fixes.map(\.latitude) == [48.8566, 48.8567])
+        #expect(out.fixes.map(\.longitude) == [2.3522, -2.5])
+        #expect(out.fixes.map(\.horizontalAccuracy) == [12.5, nil])
+    }
+
+    @Test func decimalCommasAreOnlyForSemicolonFilesAndOnlyOne() {
+        // In a comma-separated file a quoted "48,85" is a cell that is not a number: a comma there separates cells.
+        #expect(decode(decoder, "device,time,lat,lon\na,1,\"2,5\",3\n").kinds == ["invalid-number"])
+        #expect(decode(decoder, "device\ttime\tlat\tlon\na\t1\t2,5\t3\n").kinds == ["invalid-number"])
+        // Two commas, or a comma and a point, are not a decimal comma.
+        #expect(decode(decoder, "device;time;lat;lon\na;1;2,5,1;3\n").kinds == ["invalid-number"])
+        #expect(decode(decoder, "device;time;lat;lon\na;1;1.002,5;3\n").kinds == ["invalid-number"])
     }
 
     // MARK: Cells and quoting

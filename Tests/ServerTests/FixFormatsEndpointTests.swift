@@ -91,6 +91,54 @@ import TestSupport
         }
     }
 
+    /// `curl -d @export.csv` labels the body `application/x-www-form-urlencoded`: the answer says which types the
+    /// route reads, instead of a JSON syntax error at byte 0. JSON under that label is still read.
+    @Test func aBodyItsContentTypeDoesNotDescribeIs415WithTheTypesTheRouteReads() async throws {
+        try await TestServer().run { client in
+            let form: HTTPFields = [.contentType: "application/x-www-form-urlencoded"]
+            let csv = "device,timestamp,latitude,longitude\nc,1760000000,52.53,13.4132\n"
+            let r = try await client.execute(uri: "/v1/fixes", method: .post, headers: form, body: ByteBuffer(string: csv))
+            #expect(r.status == .unsupportedMediaType, "\(r.text)")
+            let problem = try #require(try JSONSerialization.jsonObject(with: Data(r.text.utf8)) as? [String: Any])
+            #expect(problem["contentType"] as? String == "application/x-www-form-urlencoded")
+            let detail = try #require(problem["detail"] as? String)
+            #expect(detail.hasPrefix("Content-Type 'application/x-www-form-urlencoded' is not one this route reads, and the body "
+                                     + "does not start as JSON; send application/x-ndjson or application/json (NDJSON or a JSON "
+                                     + "array), text/csv, text/tab-separated-values, application/gpx+xml or application/x-nmea; "
+                                     + "or name the format with ?format=gpx|nmea|csv|ndjson|owntracks|traccar|gpsd"), "\(detail)")
+            let json = try await client.execute(uri: "/v1/fixes", method: .post, headers: form,
+                                                body: ByteBuffer(string: #"{"device":"c","timestamp":1760000000,"latitude":52.53,"longitude":13.4132}"#))
+            #expect(json.status == .ok, "\(json.text)")
+            // The same label with ?format= is read as the format says.
+            let named = try await client.execute(uri: "/v1/fixes?format=csv", method: .post, headers: form, body: ByteBuffer(string: csv))
+            #expect(named.status == .ok, "\(named.text)")
+            // The other JSON routes say what they read.
+            for (uri, accepts) in [("/v1/sightings", "application/x-ndjson or application/json"), ("/v1/requests", "application/json"),
+                                   ("/v1/owntracks", "application/json (OwnTracks' HTTP mode)")] {
+                let other = try await client.execute(uri: uri, method: .post, headers: form, body: ByteBuffer(string: "id=1&lat=52.5"))
+                #expect(other.status == .unsupportedMediaType, "\(uri): \(other.text)")
+                #expect(other.text.contains("send \(accepts). (curl -d sends"), "\(uri): \(other.text)")
+            }
+        }
+    }
+
+    @Test func aBinaryBodyIsRefusedAsBinaryWithoutItsBytes() async throws {
+        try await TestServer().run { client in
+            let bytes = Array("device,timestamp\n".utf8) + [0, 0x1B, 0x5B, 0xFF]
+            let csv = try await client.execute(uri: "/v1/fixes", method: .post, headers: [.contentType: "text/csv"],
+                                               body: ByteBuffer(bytes: bytes))
+            #expect(csv.status == .unsupportedMediaType, "\(csv.text)")
+            #expect(csv.text.contains(#""detail":"the body is not text (a NUL byte at byte 17); this route reads text formats in UTF-8""#),
+                    "\(csv.text)")
+            let ndjson = try await client.execute(uri: "/v1/fixes", method: .post, body: ByteBuffer(bytes: bytes))
+            #expect(ndjson.status == .unsupportedMediaType)
+            // Bytes that are not UTF-8 in a CSV body: the file is in another encoding, or not text.
+            let latin1 = Array("device,timestamp,latitude,longitude\nZ".utf8) + [0xFC] + Array("rich,1760000000,47.37,8.54\n".utf8)
+            let encoded = try await client.execute(uri: "/v1/fixes?format=csv", method: .post, body: ByteBuffer(bytes: latin1))
+            #expect(encoded.status == .unsupportedMediaType && encoded.text.contains("a byte that is not UTF-8 at byte 37"), "\(encoded.text)")
+        }
+    }
+
     @Test func badFormatParametersAreRefused() async throws {
         try await TestServer().run { client in
             let unknown = try await client.execute(uri: "/v1/fixes?format=kml", method: .post, body: ByteBuffer(string: "x"))

@@ -58,7 +58,9 @@ struct GpsdInputTests {
         let again = try await Self.waitForLastFix(server, expectedSecond.last!.time)
         #expect(again.map { $0 >= expectedSecond.last!.time.replacingOccurrences(of: ".000Z", with: "Z") } == true,
                 "after the reconnection: \(again ?? "nothing"); \(server.log.suffix(2000))")
-        #expect(server.log.contains("gpsd connection ended; reconnecting"))
+        // One line per attempt, with the reason in words and the wait (the first gpsd was connected, then stopped).
+        #expect(server.log.contains("gpsd at 127.0.0.1:\(port): connection ended; retrying in 0.5 s"), "\(server.log.suffix(2000))")
+        #expect(!server.log.contains("SingleConnectionFailure"))
         let metrics = try await server.get("/metrics")
         #expect(metrics.body.map { String(buffer: $0) }?.contains(#"geotrigger_input_reconnects_total{input="gpsd:127.0.0.1:\#(port)"}"#) == true)
         await gpsfake.stop()

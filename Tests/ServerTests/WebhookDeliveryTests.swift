@@ -192,6 +192,12 @@ import TestSupport
             #expect(outbox.contains(#""deliveryId":"\#(refused)""#))
             #expect(outbox.contains(#""status":400,"response":"no such recipient""#))
             #expect(outbox.contains(#""depth":0"#))
+            // Journal positions are above 2^53: strings, so JavaScript and jq keep every digit.
+            let status = try #require(try JSONSerialization.jsonObject(with: Data(outbox.utf8)) as? [String: Any])
+            let cursor = try #require((status["sinks"] as? [[String: Any]])?.first?["cursor"] as? String, "\(outbox)")
+            #expect(UInt64(cursor).map { $0 > 1 << 53 } == true, "\(cursor)")
+            let sequence = try #require((status["deadLetters"] as? [[String: Any]])?.first?["sequence"] as? String, "\(outbox)")
+            #expect(UInt64(sequence).map { $0 > 1 << 53 } == true, "\(sequence)")
             let id = try #require(outbox.range(of: #""deadLetters":[{"id":"#).map { Int(outbox[$0.upperBound...].prefix { $0.isNumber }) ?? 0 })
 
             let unknown = try await client.execute(uri: "/v1/outbox/dead-letters/999999/replay", method: .post)

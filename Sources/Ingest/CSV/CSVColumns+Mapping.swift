@@ -1,7 +1,7 @@
 /// Column mappings as users write them (`--columns`, and later an HTTP parameter): `field=Column` pairs separated by
 /// commas, e.g. `device=Vehicle,timestamp=GPS Time`. A column name may be double-quoted to hold commas or surrounding
-/// spaces (`""` is a quote inside); unquoted names are trimmed. Fields are named as in `CSVField.mappingKeys`,
-/// case-insensitively.
+/// spaces (`""` is a quote inside); unquoted names are trimmed. Fields are named as in `CSVField.mappingKeys`
+/// (`FieldAliases`), compared as header names are.
 extension CSVColumns: CustomStringConvertible {
     public struct MappingError: Error, Sendable, Hashable, CustomStringConvertible {
         public var reason: String
@@ -16,7 +16,7 @@ extension CSVColumns: CustomStringConvertible {
                 throw MappingError(reason: "\"\(item)\" is not field=column")
             }
             let key = item[..<eq].trimmingSpaces
-            guard let field = CSVField.allCases.first(where: { f in f.mappingKeys.contains { $0.lowercased() == key.lowercased() } })
+            guard let field = CSVField.allCases.first(where: { f in f.mappingKeys.contains { CSVField.normalised($0) == CSVField.normalised(key) } })
             else {
                 let keys = CSVField.allCases.map(\.rawValue).joined(separator: ", ")
                 throw MappingError(reason: "unknown field \"\(key)\"; fields are \(keys)")

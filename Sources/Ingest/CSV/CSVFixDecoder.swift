@@ -2,7 +2,8 @@ import TriggerEngine
 
 /// Location fixes as CSV (RFC 4180 quoting, quoted fields may hold newlines). The first record is the header; columns
 /// are found by `CSVColumns`. Timestamps are RFC 3339, `YYYY-MM-DD HH:MM:SS` (UTC), or Unix seconds/milliseconds;
-/// empty optional cells are absent. The delimiter is `,`, or `;` / tab when the header has no comma.
+/// empty optional cells are absent. The delimiter is `,`, or `;` / tab when the header has no comma; in a `;` file
+/// numbers may have a decimal comma (`48,8566`), as spreadsheets write them where the comma is the decimal separator.
 ///
 /// A header without a required column is one `missing-column` error on line 1, and the rows after it are counted in
 /// one warning at `finish`, not reported one by one. A device column that names a different device on nearly every
@@ -55,7 +56,7 @@ public struct CSVFixDecoder: StreamingRecordDecoder, Sendable {
         if sampled < Self.deviceSampleSize { judgeDeviceColumn() }
         if rowsNotRead > 0 {
             warnings.append(IngestWarning(source: source, kind: IngestWarning.Kind.rowsNotRead,
-                                          message: "\(rowsNotRead) rows not read: the header has no column for "
+                                          message: "\(rowsNotRead) \(rowsNotRead == 1 ? "row" : "rows") not read: the header has no column for "
                                               + (layout?.missing ?? []).joined(separator: ", ")))
         }
     }
@@ -99,6 +100,7 @@ public struct CSVFixDecoder: StreamingRecordDecoder, Sendable {
             let l = CSVLayout(header: header, columns: columns)
             layout = l
             rules.names = l.names
+            rules.decimalComma = delimiter == 59
             if let problem = l.problem { fail(nil, problem, IngestError.Kind.missingColumn) }
             return
         }

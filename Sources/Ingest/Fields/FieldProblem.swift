@@ -12,6 +12,12 @@ extension FieldProblem {
         FieldProblem(field: field, reason: "\(field) is missing", kind: IngestError.Kind.missingField)
     }
 
+    /// Two keys of one record name the same field (`lat` and `latitude`): neither is chosen.
+    static func ambiguous(_ field: FixField, _ first: String, _ second: String) -> FieldProblem {
+        FieldProblem(field: second, reason: "\"\(first)\" and \"\(second)\" both give the \(FixFieldNames.spec[field]); keep one",
+                     kind: IngestError.Kind.ambiguousField)
+    }
+
     static func wrongType(_ field: String, expected: String, found: RawValue) -> FieldProblem {
         FieldProblem(field: field, reason: "\(field) must be \(expected), found \(found.kindName)",
                      kind: IngestError.Kind.wrongType)

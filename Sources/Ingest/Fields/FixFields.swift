@@ -14,6 +14,33 @@ struct FixFields {
     var speed = RawValue.absent
     var course = RawValue.absent
 
+    subscript(field: FixField) -> RawValue {
+        get {
+            switch field {
+            case .device: device
+            case .timestamp: timestamp
+            case .latitude: latitude
+            case .longitude: longitude
+            case .accuracy: accuracy
+            case .altitude: altitude
+            case .speed: speed
+            case .course: course
+            }
+        }
+        set {
+            switch field {
+            case .device: device = newValue
+            case .timestamp: timestamp = newValue
+            case .latitude: latitude = newValue
+            case .longitude: longitude = newValue
+            case .accuracy: accuracy = newValue
+            case .altitude: altitude = newValue
+            case .speed: speed = newValue
+            case .course: course = newValue
+            }
+        }
+    }
+
     func makeFix(_ rules: FixRules, defaultDevice: String?) throws(FieldProblem) -> LocationFix {
         var day = RFC3339Day()
         return try makeFix(rules, defaultDevice: defaultDevice, day: &day)
@@ -45,7 +72,10 @@ struct FixFields {
         case .number(let d): return d
         case .bytes, .string:
             guard rules.numbersFromText else { throw FieldProblem.wrongType(field(), expected: "a number", found: v) }
-            switch v.withText({ t -> TextNumber in t.isEmpty ? .empty : decimal(t).map { .value($0) } ?? .invalid }) {
+            let comma = rules.decimalComma
+            switch v.withText({ t -> TextNumber in
+                t.isEmpty ? .empty : (decimal(t) ?? (comma ? commaDecimal(t) : nil)).map { .value($0) } ?? .invalid
+            }) {
             case .value(let d): return d
             case .invalid: throw FieldProblem(field: field(), reason: "\(quoted(v)) is not a number", kind: IngestError.Kind.invalidNumber)
             case .empty, nil: return nil  // an empty cell is an absent value
@@ -174,6 +204,21 @@ func decimal(_ text: UnsafeRawBufferPointer) -> Double? {
         }
     }
     return NumberParsing.double(text)
+}
+
+/// A decimal with one comma for its point (`48,8566`, `-0,5`); nil for anything else, a point or a second comma
+/// included. Copied to the stack, so the hot path stays allocation-free.
+func commaDecimal(_ text: UnsafeRawBufferPointer) -> Double? {
+    guard text.count <= 64, !text.contains(46) else { return nil }
+    return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: text.count) { copy -> Double? in
+        var commas = 0
+        for (k, c) in text.enumerated() {
+            if c == 44 { commas += 1 }
+            copy[k] = c == 44 ? 46 : c
+        }
+        guard commas == 1 else { return nil }
+        return decimal(UnsafeRawBufferPointer(copy))
+    }
 }
 
 func trimmed(_ b: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {

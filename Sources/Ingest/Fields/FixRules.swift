@@ -7,13 +7,15 @@ struct FixFieldNames: Sendable {
         accuracy: "horizontalAccuracy", altitude: "altitude", speed: "speed", course: "course")
 }
 
-/// A fix field, named only when an error is reported, so the hot path never copies the names.
-enum FixField {
+/// A fix field, named only when an error is reported, so the hot path never copies the names. The raw value is
+/// `FlatJSONScanner.fieldIndex`'s.
+enum FixField: UInt8 {
     case device, timestamp, latitude, longitude, accuracy, altitude, speed, course
 }
 
 extension FixFieldNames {
     subscript(field: FixField) -> String {
+        get {
         switch field {
         case .device: device
         case .timestamp: timestamp
@@ -23,6 +25,19 @@ extension FixFieldNames {
         case .altitude: altitude
         case .speed: speed
         case .course: course
+        }
+        }
+        set {
+            switch field {
+            case .device: device = newValue
+            case .timestamp: timestamp = newValue
+            case .latitude: latitude = newValue
+            case .longitude: longitude = newValue
+            case .accuracy: accuracy = newValue
+            case .altitude: altitude = newValue
+            case .speed: speed = newValue
+            case .course: course = newValue
+            }
         }
     }
 }
@@ -40,6 +55,9 @@ struct FixRules: Sendable {
     var timestamps: Timestamps = .flexible
     /// CSV cells are text; JSON formats require real numbers.
     var numbersFromText = false
+    /// Text numbers may have a decimal comma (`48,8566`): `;`-separated CSV, as spreadsheets write it where the comma
+    /// is the decimal separator.
+    var decimalComma = false
     /// Multiplier from the format's speed unit to m/s.
     var speedScale = 1.0
     /// Some producers write a negative or zero accuracy for "unknown" (OwnTracks -1, Traccar 0).

@@ -95,6 +95,8 @@ enum FlatJSONScanner {
                         values: UnsafeMutableBufferPointer<Range<Int>>, targets: UnsafeMutableBufferPointer<UInt8>,
                         count: inout Int, close: inout Int) -> Bool {
         var keyCount = 0
+        // The fields given so far: a second key for one field (`lat` and `latitude`) is the full parser's to report.
+        var given: UInt8 = 0
         let n = b.count
         var i = 0
         skipSpace(b, &i)
@@ -125,6 +127,10 @@ enum FlatJSONScanner {
             let valueStart = i
             guard let value = self.value(b, &i) else { return false }
             let target = fieldIndex(key)
+            if target != ignored {
+                guard given & (1 << target) == 0 else { return false }
+                given |= 1 << target
+            }
             values[keyCount - 1] = valueStart..<i
             targets[keyCount - 1] = target
             count = keyCount
@@ -362,9 +368,10 @@ enum FlatJSONScanner {
         return true
     }
 
-    /// The field a key names: 0 device, 1 timestamp, 2 latitude, 3 longitude, 4 accuracy, 5 altitude, 6 speed,
-    /// 7 course; `ignored` for any other key. Dispatches on length and first byte first, so most keys cost one or
-    /// two comparisons.
+    /// The field a key names (`FixField.rawValue`: 0 device, 1 timestamp, 2 latitude, 3 longitude, 4 accuracy,
+    /// 5 altitude, 6 speed, 7 course); `ignored` for any other key. SPEC §2's names are dispatched on length and first
+    /// byte, so they cost one or two comparisons; any other key is looked up in `FieldAliases` (`lat`, `lon`,
+    /// `time`…). Keys are only read here for a line whose shape `FixLayout` does not already know.
     @inline(__always)
     static func fieldIndex(_ key: UnsafeRawBufferPointer) -> UInt8 {
         switch key.count {
@@ -390,7 +397,7 @@ enum FlatJSONScanner {
         case 18: if equals(key, "horizontalAccuracy") { return 4 }
         default: break
         }
-        return ignored
+        return FieldAliases.field(ofKey: key)?.rawValue ?? ignored
     }
 
     static let ignored: UInt8 = .max

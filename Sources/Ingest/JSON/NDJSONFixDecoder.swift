@@ -2,8 +2,10 @@ import JSON
 import TriggerEngine
 
 /// Location fixes as NDJSON: one object per line with SPEC §2's field names (`device`, `timestamp` as RFC 3339 or Unix
-/// seconds/milliseconds, `latitude`, `longitude`, `horizontalAccuracy`, `altitude`, `speed` m/s, `course`).
-/// Blank lines are skipped, unknown keys ignored. The replay hot path: flat lines are read by an allocation-free byte
+/// seconds/milliseconds, `latitude`, `longitude`, `horizontalAccuracy`, `altitude`, `speed` m/s, `course`) or any of
+/// their `FieldAliases` (`lat`, `lon`, `time`…); two names for one field in a record (`lat` and `latitude`) are an
+/// `ambiguous-field` error naming both. Blank lines are skipped, unknown keys ignored. Errors name the key the record
+/// used. The replay hot path: flat lines are read by an allocation-free byte
 /// scanner; only lines with escapes or nested values go through `JSONParser`.
 public struct NDJSONFixDecoder: StreamingRecordDecoder, Sendable {
     public let source: String
@@ -96,8 +98,28 @@ public struct NDJSONFixDecoder: StreamingRecordDecoder, Sendable {
         do throws(FieldProblem) {
             onRecord(try fields.makeFix(rules, defaultDevice: defaultDevice, day: &day), line.number)
         } catch {
-            onError(problemError(error, line))
+            // Rare: found again with the names this line used, so the error names `lat` where the line said `lat`.
+            let names = keyNames(line.bytes)
+            guard names != nil else { onError(problemError(error, line)); return }
+            do throws(FieldProblem) {
+                _ = try fields.makeFix(FixRules(names: names!), defaultDevice: defaultDevice, day: &day)
+                onError(problemError(error, line))
+            } catch {
+                onError(problemError(error, line))
+            }
         }
+    }
+
+    /// The names a line gave its fields, when any is not SPEC §2's; nil otherwise.
+    static func keyNames(_ bytes: UnsafeRawBufferPointer) -> FixFieldNames? {
+        guard case .object(let members)? = try? JSONParser.parse(bytes) else { return nil }
+        var names = FixFieldNames.spec, changed = false
+        for (key, _) in members {
+            guard let field = FieldAliases.field(ofKey: key), names[field] != key else { continue }
+            names[field] = key
+            changed = true
+        }
+        return changed ? names : nil
     }
 
     /// The general path: a full JSON parse, so escapes and nested values work and malformed lines get a precise reason.
@@ -107,19 +129,12 @@ public struct NDJSONFixDecoder: StreamingRecordDecoder, Sendable {
             throw FieldProblem(field: nil, reason: "expected a JSON object, found \(value.kindName)",
                                kind: IngestError.Kind.wrongType)
         }
-        // Later duplicates win, as in the fast path.
+        var given: [FixField: String] = [:]
         for (key, v) in members {
-            switch key {
-            case "device": fields.device = RawValue(v)
-            case "timestamp": fields.timestamp = RawValue(v)
-            case "latitude": fields.latitude = RawValue(v)
-            case "longitude": fields.longitude = RawValue(v)
-            case "horizontalAccuracy": fields.accuracy = RawValue(v)
-            case "altitude": fields.altitude = RawValue(v)
-            case "speed": fields.speed = RawValue(v)
-            case "course": fields.course = RawValue(v)
-            default: break
-            }
+            guard let field = FieldAliases.field(ofKey: key) else { continue }
+            if let other = given[field] { throw FieldProblem.ambiguous(field, other, key) }
+            given[field] = key
+            fields[field] = RawValue(v)
         }
     }
 }

@@ -55,10 +55,10 @@ public struct NDJSONSightingDecoder: StreamingRecordDecoder, Sendable {
                                kind: IngestError.Kind.wrongType)
         }
         let rules = FixRules(names: .spec)
-        let device = try FixFields.device(RawValue(value["device"]), .device, rules, defaultDevice)
+        let device = try FixFields.device(RawValue(FieldAliases.value(of: .device, in: value)), .device, rules, defaultDevice)
         if device.isEmpty { throw FieldProblem(field: "device", reason: FixRejection.missingDevice.description,
                                                kind: IngestError.Kind.missingDevice) }
-        let timestamp = try FixFields.timestamp(RawValue(value["timestamp"]), .timestamp, rules)
+        let timestamp = try FixFields.timestamp(RawValue(FieldAliases.value(of: .timestamp, in: value)), .timestamp, rules)
         var identitySource = value
         if let nested = value["identity"], !nested.isNull {
             guard case .object = nested else {

@@ -45,9 +45,20 @@ public struct TraceFileReader {
         var prefix: [UInt8] = []
         var resolved = format
         do throws(OpenError) {
-            if resolved == nil {
+            // A named format is checked for binary content too when the file can be read ahead without waiting.
+            if resolved == nil || (size != nil && resolved != .nmea) {
                 prefix = try Self.readPrefix(fd, path: path, live: size == nil)
+            }
+            if resolved == nil {
                 resolved = TraceFormat.detect(prefix: prefix, fileName: name)
+                if resolved == .ndjson, TraceFormat.looksLikeRegions(prefix) {
+                    throw OpenError(path: path, reason: "this looks like a region file (JSON requests or GeoJSON), not a "
+                                        + "trace; the region file comes first: geotrigger replay REGIONS TRACE…")
+                }
+            }
+            if resolved != .nmea, let binary = TraceFormat.binaryEvidence(prefix) {
+                // Its bytes are never echoed: they would garble the terminal and say nothing.
+                throw OpenError(path: path, reason: TraceFormat.binaryReason(binary))
             }
             guard let resolved else {
                 throw OpenError(path: path, reason: prefix.isEmpty

@@ -67,6 +67,10 @@ struct APIRoutes: Sendable {
                 try await Problem.mapping { () async throws(HostError) in try await host.process(sightings: sightings, lines: lines) }
             }
             reader.coalesce = true
+            let type = Problem.contentType(of: request)
+            reader.inspect = { bytes in
+                try Problem.checkJSONBody(bytes, contentType: type, accepts: "application/x-ndjson or application/json")
+            }
             if let credential = context.credential, credential.scope == .device {
                 reader.screen = { sightings throws(Problem) in try credential.requireOwn(sightings.lazy.map(\.device)) }
             }
@@ -214,11 +218,13 @@ struct APIRoutes: Sendable {
             var reader = IngestReader(decoder: NDJSONFixDecoder(source: "request", defaultDevice: format.device), limit: limit, submit: submit)
             reader.coalesce = true
             reader.screen = screen(for: credential)
+            reader.inspect = { bytes in try format.inspect(bytes) }
             return try await ingest(request, &reader, limit: limit)
         }
         var reader = IngestReader(decoder: try format.decoder(), limit: limit, submit: submit)
         reader.coalesce = true
         reader.screen = screen(for: credential)
+        reader.inspect = { bytes in try format.inspect(bytes) }
         return try await ingest(request, &reader, limit: limit)
     }
 
@@ -279,7 +285,14 @@ struct APIRoutes: Sendable {
         do { buffer = try await request.body.collect(upTo: limit) } catch let e as HTTPError where e.status == .contentTooLarge {
             throw Problem.tooLarge(limit: limit)
         }
-        do { return try JSONParser.parse(Array(buffer.readableBytesView)) } catch { throw Problem.malformedJSON(error) }
+        let bytes = Array(buffer.readableBytesView)
+        do { return try JSONParser.parse(bytes) } catch {
+            // A body that is not JSON under a label that is not JSON either: the label is what to fix.
+            try bytes.withUnsafeBytes { b in
+                try Problem.checkJSONBody(b, contentType: Problem.contentType(of: request), accepts: "application/json")
+            }
+            throw Problem.malformedJSON(error)
+        }
     }
 
     /// An integer query parameter, absent or well formed.

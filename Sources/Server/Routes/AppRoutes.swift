@@ -51,6 +51,10 @@ struct AppRoutes: Sendable {
         }
         reader.coalesce = true
         reader.screen = APIRoutes.screen(for: credential)
+        let type = Problem.contentType(of: request)
+        reader.inspect = { bytes in
+            try Problem.checkJSONBody(bytes, contentType: type, accepts: "application/json (OwnTracks' HTTP mode)")
+        }
         let summary = try await Self.read(request, &reader)
         let ignored = reader.decoder.ignored
         for (type, n) in ignored {

@@ -70,7 +70,8 @@ struct OutboxRoutes: Sendable {
         for s in sinks {
             w.beginObject()
             w.field("name", s.name)
-            w.field("cursor", Int(s.cursor))
+            // Journal positions pass 2^53: as strings, so JavaScript and jq keep every digit.
+            w.field("cursor", String(s.cursor))
             w.field("depth", s.depth)
             w.key("oldestAgeSeconds"); age(s.oldest.map { $0.enqueuedAt ?? now }, &w)
             w.field("deadLetters", s.dead)
@@ -85,7 +86,7 @@ struct OutboxRoutes: Sendable {
             lw.beginObject()
             lw.field("id", Int(l.id))
             lw.field("sink", l.sink)
-            lw.field("sequence", Int(l.entry.sequence))
+            lw.field("sequence", String(l.entry.sequence))
             lw.field("deliveryId", l.entry.deliveryId)
             lw.field("device", l.entry.device)
             lw.key("status"); if let s = l.status { lw.number(s) } else { lw.null() }
