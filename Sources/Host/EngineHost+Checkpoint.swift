@@ -31,6 +31,7 @@ extension EngineHost {
         let body = state.encodeCheckpoint()
         // The checkpoint holds the clock: a tick held back need not be journaled any more.
         heldTick = nil
+        heldListening.removeAll()
         let changes = changesSinceCheckpointCount
         let inputs = inputsSinceCheckpointCount
         let bytesAtStart = writer.bytesWritten.load(ordering: .relaxed)

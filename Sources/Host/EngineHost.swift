@@ -57,6 +57,9 @@ public actor EngineHost {
     var bytesWrittenAtCheckpoint = 0
     /// The newest clock tick that changed nothing but the clock, not yet journaled (`advance(to:)`).
     var heldTick: Timestamp?
+    /// Scanners' listening ticks held like clock ticks (`observerListening`), by observer: written, by name, just
+    /// before the next record; dropped when a checkpoint holds them.
+    var heldListening: [String: Timestamp] = [:]
     /// Notifications journaled but not yet durable at which fixes and sightings are refused (503).
     public nonisolated let feedBacklogLimit: Int
 
@@ -254,6 +257,13 @@ public actor EngineHost {
     /// Journals the held tick, if any: ahead of the record about to be written, and at an orderly shutdown
     /// (before `drainWrites`), so the journal ends at the clock the service stopped at.
     public func writeHeldTick() {
+        if !heldListening.isEmpty {
+            for (device, time) in heldListening.sorted(by: { $0.key < $1.key }) {
+                writer.submit(position: nextPosition, input: .observerListening(device: device, at: time), fired: [])
+                nextPosition += 1
+            }
+            heldListening.removeAll()
+        }
         guard let time = heldTick else { return }
         heldTick = nil
         writer.submit(position: nextPosition, input: .clock(time), fired: [])
@@ -262,10 +272,28 @@ public actor EngineHost {
 
     /// A scanner listening as observer `device` heard nothing up to `time`: its beacon deadlines up to then are
     /// settled (exits fire on time, not an allowed lateness later).
+    ///
+    /// A gateway that hears no beacon sends one of these a second. One that can change nothing is held like an
+    /// idle clock tick (not journaled until the next record, `writeHeldTick`), so a quiet gateway writes nothing:
+    /// on the wall clock (on event time it moves the clock), without device retention (it would move the
+    /// observer's last activity, which expiry reads), for an observer with no pending dwell or beacon exit, and
+    /// when it fired nothing. Such a tick then only moves the observer's own listening time, which commutes with
+    /// the held clock tick and with other observers' ticks, and a later one supersedes it; a crash that loses it
+    /// loses nothing, since the scanner's next tick after the restart moves the same time further.
     public func observerListening(device: String, at time: Timestamp) async throws(HostError) {
         try checkHealthy()
         let input = HostInput.observerListening(device: device, at: time)
-        try await commit(input, state.apply(input))
+        let configuration = engine.configuration
+        let quiet = configuration.clock == .external && configuration.idleDeviceExpiry == nil
+            && engine.nextDeadline(ofDevice: device) == nil
+        let outcome = state.apply(input)
+        if quiet, outcome.fired.isEmpty, engine.nextDeadline(ofDevice: device) == nil {
+            heldListening[device] = time
+            metrics.ticksHeld.increment()
+            return
+        }
+        heldListening[device] = nil
+        try await commit(input, outcome)
     }
 
     /// A scanner started listening as observer `device` at `time` (`serve --bluetooth`).

@@ -61,6 +61,10 @@ extension EngineCore {
             guard d < devices.count, !devices[d].name.isEmpty else { continue }
             let arrival = observers[d].lastArrival
             if waitForSilence, arrival > limit {
+                // Nothing left to settle (an input of the device settled it, as a scanner's listening tick does a
+                // beacon exit): the timer goes. Following the arrivals of a device that keeps reporting, it woke
+                // the clock every allowed lateness for nothing, and each such tick was journaled.
+                guard nextDeadline(device: t.device) != nil else { continue }
                 t.wake = arrival
                 timers.insert(t)
                 continue

@@ -33,7 +33,7 @@ parser.add_argument("--fill", type=float, default=0, metavar="MB",
 parser.add_argument("--no-sync-flag", action="store_true", help="the build has no --sync (before issue 44): run `always` without it, skip `interval`")
 options = parser.parse_args()
 # A build without `--sync` (every build before issue 44's durability setting) runs as --no-sync-flag says.
-help_text = subprocess.run([options.serve, "--help"], capture_output=True, text=True)
+help_text = subprocess.run([options.serve, "--help-all"], capture_output=True, text=True)
 if "--sync" not in help_text.stdout + help_text.stderr:
     options.no_sync_flag = True
 work = options.work or tempfile.mkdtemp(prefix="disk-writes-")
