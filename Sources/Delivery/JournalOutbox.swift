@@ -1,5 +1,4 @@
 import DequeModule
-import Storage
 import Synchronization
 import TriggerEngine
 

@@ -1,4 +1,3 @@
-import Storage
 
 /// Somewhere fired notifications go: a file, a webhook, a broker. The dispatcher calls `deliver` with one or more
 /// outbox entries and counts them delivered only when it returns. A call holds the entries of one or more devices,

@@ -3,7 +3,6 @@ import Crypto
 import Foundation
 import NIOCore
 import NIOHTTP1
-import Storage
 
 /// POSTs notifications to an HTTP endpoint: one JSON object per request, or JSON arrays of up to `batch` (of one
 /// or more devices, each device's in order) when `batch` > 1. Each request carries `Idempotency-Key` (the deliveryId; a batch's first)

@@ -3,7 +3,6 @@ import EngineLog
 import Journal
 import Logging
 import ServiceLifecycle
-import Storage
 import Synchronization
 import TriggerEngine
 
