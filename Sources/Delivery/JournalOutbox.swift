@@ -1,4 +1,5 @@
 import DequeModule
+import Sinks
 import Synchronization
 import TriggerEngine
 

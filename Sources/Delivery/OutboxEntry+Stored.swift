@@ -1,3 +1,4 @@
+import Sinks
 import Storage
 
 /// The outbox's element and the store's row for it (dead letters, the legacy outbox table) are converted here, at

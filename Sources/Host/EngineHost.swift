@@ -3,6 +3,7 @@ import Delivery
 import EngineLog
 import Journal
 import Logging
+import Sinks
 import Storage
 import TriggerEngine
 

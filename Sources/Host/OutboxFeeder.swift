@@ -3,6 +3,7 @@ import EngineLog
 import Journal
 import Logging
 import ServiceLifecycle
+import Sinks
 import Synchronization
 import TriggerEngine
 
