@@ -258,7 +258,7 @@ let package = Package(
             path: "Tests/TestSupport", swiftSettings: strict),
 
         .testTarget(name: "GeometryTests", dependencies: ["Geometry", "TestSupport"], swiftSettings: strict),
-        .testTarget(name: "MallocHugePagesTests", dependencies: ["MallocHugePages"], swiftSettings: strict),
+        .testTarget(name: "MallocHugePagesTests", dependencies: ["MallocHugePages", "TestSupport"], swiftSettings: strict),
         // sd_notify against a datagram socket standing in for systemd's; the watchdog fed only after progress.
         .testTarget(name: "SystemdNotifyTests", dependencies: ["SystemdNotify", "TestSupport"], swiftSettings: strict),
         .testTarget(
