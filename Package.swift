@@ -119,7 +119,7 @@ let package = Package(
             name: "Host",
             dependencies: ["SystemErrors", 
                 "JSON",
-                "TriggerEngine", "Journal", "EngineLog", "Storage", "Delivery",
+                "TriggerEngine", "Journal", "EngineLog", "Storage", "Delivery", "Sinks",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -147,16 +147,25 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
-        // Delivery of the durable outbox to sinks (NDJSON, webhook, MQTT): cursors, retries, dead letters, back-pressure.
+        // Where notifications go: the sink protocol with its element (`OutboxEntry`) and its failures, and the sinks
+        // (NDJSON file, webhook, MQTT) with their settings. Knows nothing of the outbox, the dispatcher or the store.
         .target(
-            name: "Delivery",
-            dependencies: ["SystemErrors", 
-                "Storage", "TriggerEngine", "MQTT",
-                .product(name: "DequeModule", package: "swift-collections"),
+            name: "Sinks",
+            dependencies: [
+                "SystemErrors", "TriggerEngine", "MQTT",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: strict),
+        // Delivery of the durable outbox to the sinks: the in-memory outbox, the dispatcher and one worker per sink
+        // (cursors, retries, dead letters, back-pressure).
+        .target(
+            name: "Delivery",
+            dependencies: [
+                "Storage", "TriggerEngine", "Sinks",
+                .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -179,7 +188,7 @@ let package = Package(
             name: "Server",
             dependencies: ["SystemErrors", 
                 "JSON",
-                "TriggerEngine", "Ingest", "Storage", "Delivery", "MQTT", "Host", "Cluster", "SystemdNotify", "Inputs", "Endpoints", "Journal", "EngineLog",
+                "TriggerEngine", "Ingest", "Storage", "Delivery", "Sinks", "MQTT", "Host", "Cluster", "SystemdNotify", "Inputs", "Endpoints", "Journal", "EngineLog",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -229,7 +238,7 @@ let package = Package(
             name: "geotrigger-bench",
             dependencies: [
                 "JSON",
-                "TriggerEngine", "Geometry", "Beacons", "Storage", "Delivery", "MQTT", "Host", "Journal", "EngineLog", "MallocHugePages", "Endpoints",
+                "TriggerEngine", "Geometry", "Beacons", "Storage", "Delivery", "Sinks", "MQTT", "Host", "Journal", "EngineLog", "MallocHugePages", "Endpoints",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -249,7 +258,7 @@ let package = Package(
             path: "Tests/TestSupport", swiftSettings: strict),
 
         .testTarget(name: "GeometryTests", dependencies: ["Geometry", "TestSupport"], swiftSettings: strict),
-        .testTarget(name: "MallocHugePagesTests", dependencies: ["MallocHugePages"], swiftSettings: strict),
+        .testTarget(name: "MallocHugePagesTests", dependencies: ["MallocHugePages", "TestSupport"], swiftSettings: strict),
         // sd_notify against a datagram socket standing in for systemd's; the watchdog fed only after progress.
         .testTarget(name: "SystemdNotifyTests", dependencies: ["SystemdNotify", "TestSupport"], swiftSettings: strict),
         .testTarget(
@@ -261,7 +270,7 @@ let package = Package(
             name: "HostTests",
             dependencies: [
                 "JSON",
-                "Delivery", "Host", "Journal", "EngineLog", "Storage", "TriggerEngine", "TestSupport",
+                "Delivery", "Sinks", "Host", "Journal", "EngineLog", "Storage", "TriggerEngine", "TestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -282,7 +291,7 @@ let package = Package(
             name: "ServerTests",
             dependencies: [
                 "JSON",
-                "Server", "Storage", "TriggerEngine", "Delivery", "Journal", "EngineLog", "Host", "Inputs", "Endpoints", "TestSupport",
+                "Server", "Storage", "TriggerEngine", "Delivery", "Sinks", "Journal", "EngineLog", "Host", "Inputs", "Endpoints", "TestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -296,7 +305,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "DeliveryTests",
-            dependencies: ["JSON", "Delivery", "Storage", "TriggerEngine", "TestSupport", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["JSON", "Delivery", "Sinks", "Storage", "TriggerEngine", "TestSupport", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict),
         // Starts its own mosquitto broker (and openssl for the TLS CA), also under a real `serve`; skips when they are not installed.
         .testTarget(

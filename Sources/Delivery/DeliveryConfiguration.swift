@@ -1,3 +1,5 @@
+import Sinks
+
 /// How the outbox is delivered and bounded; `geotrigger serve` sets it from its flags. Defaults are the documented
 /// ones.
 public struct DeliveryConfiguration: Sendable {
@@ -31,7 +33,10 @@ public struct DeliveryConfiguration: Sendable {
             throw DeliveryConfigurationError(reason: "retry delays must be positive, the maximum no less than the initial one")
         }
         if window <= 0 { throw DeliveryConfigurationError(reason: "the delivery window must be positive") }
-        try webhook.validate()
+        if webhook.batch < 1 { throw DeliveryConfigurationError(reason: "the webhook batch size must be at least 1") }
+        if webhook.concurrency < 1 { throw DeliveryConfigurationError(reason: "the webhook concurrency must be at least 1") }
+        if webhook.timeout <= .zero { throw DeliveryConfigurationError(reason: "the webhook timeout must be positive") }
+        if let secret = webhook.secret, secret.isEmpty { throw DeliveryConfigurationError(reason: "the webhook secret is empty") }
         if ndjson.rotateBytes < 0 || ndjson.keep < 1 {
             throw DeliveryConfigurationError(reason: "NDJSON rotation needs a size ≥ 0 (0: never) and at least one kept file")
         }
@@ -59,50 +64,6 @@ public struct RetryPolicy: Sendable {
         let exponent = min(max(attempt - 1, 0), 30)
         let full = min(initial * (1 << exponent), maximum)
         return full * Double.random(in: 0.5...1.0)
-    }
-}
-
-public struct WebhookOptions: Sendable {
-    /// 1 posts each notification as one JSON object; more posts JSON arrays of up to this many (of one or more devices, each device's in order).
-    public var batch: Int
-    /// HMAC-SHA256 key; when set, every request carries `signatureHeader: sha256=HEX` over the body.
-    public var secret: [UInt8]?
-    public var signatureHeader: String
-    /// Whole request, connecting included.
-    public var timeout: Duration
-    /// Devices delivered at once (requests in flight).
-    public var concurrency: Int
-
-    public init(batch: Int = 1, secret: [UInt8]? = nil, signatureHeader: String = "X-GeoTrigger-Signature",
-                timeout: Duration = .seconds(10), concurrency: Int = 8) {
-        self.batch = batch
-        self.secret = secret
-        self.signatureHeader = signatureHeader
-        self.timeout = timeout
-        self.concurrency = concurrency
-    }
-
-    func validate() throws(DeliveryConfigurationError) {
-        if batch < 1 { throw DeliveryConfigurationError(reason: "the webhook batch size must be at least 1") }
-        if concurrency < 1 { throw DeliveryConfigurationError(reason: "the webhook concurrency must be at least 1") }
-        if timeout <= .zero { throw DeliveryConfigurationError(reason: "the webhook timeout must be positive") }
-        if let secret, secret.isEmpty { throw DeliveryConfigurationError(reason: "the webhook secret is empty") }
-    }
-}
-
-public struct NDJSONOptions: Sendable {
-    /// Rotate a file sink before a write would take it past this size; 0 never rotates.
-    public var rotateBytes: Int
-    /// Rotated files kept: PATH.1 (newest) … PATH.keep.
-    public var keep: Int
-    /// A file sink's `ConfiguredSink.linger`: under load, one write and one fsync carry the notifications of
-    /// several journal records instead of one each.
-    public var linger: Duration
-
-    public init(rotateBytes: Int = 0, keep: Int = 5, linger: Duration = .milliseconds(5)) {
-        self.rotateBytes = rotateBytes
-        self.keep = keep
-        self.linger = linger
     }
 }
 

@@ -1,3 +1,5 @@
+import Sinks
+
 /// A failed `deliver` call read against its batch: how many entries the sink took before it failed, and what
 /// becomes of the others. Nested `.partial` failures are added up, so callers see one plain outcome.
 struct FailedDelivery {

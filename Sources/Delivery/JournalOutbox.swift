@@ -1,5 +1,5 @@
 import DequeModule
-import Storage
+import Sinks
 import Synchronization
 import TriggerEngine
 

@@ -1,6 +1,5 @@
 import Logging
 import Metrics
-import Storage
 import Synchronization
 import TriggerEngine
 

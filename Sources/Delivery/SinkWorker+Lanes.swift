@@ -1,4 +1,5 @@
 import Logging
+import Sinks
 import Storage
 import TriggerEngine
 
@@ -255,7 +256,7 @@ extension SinkWorker {
         var refused: [RefusedEntry] = []
         for o in outcomes {
             guard let dead = o.dead else { continue }
-            for e in o.batch { refused.append(RefusedEntry(entry: e, status: dead.status, response: dead.response, attempts: o.attempts)) }
+            for e in o.batch { refused.append(RefusedEntry(entry: StoredNotification(e), status: dead.status, response: dead.response, attempts: o.attempts)) }
         }
         do {
             try await store.settle(sink: sink, through: cursor, refused: refused, at: .wallClock())

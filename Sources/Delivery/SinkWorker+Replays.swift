@@ -1,4 +1,5 @@
 import Logging
+import Sinks
 import Storage
 import TriggerEngine
 
@@ -26,7 +27,7 @@ extension SinkWorker {
         guard !letters.isEmpty else { return }
         if letters.count == page { replaysMayWait = true }
         for letter in letters where !stopping {
-            var entry = letter.entry
+            var entry = OutboxEntry(letter.entry)
             entry.enqueuedAt = nil
             do {
                 try await sink.deliver([entry])

@@ -1,4 +1,5 @@
 import Logging
+import Sinks
 import Storage
 import TriggerEngine
 

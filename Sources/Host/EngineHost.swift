@@ -3,6 +3,7 @@ import Delivery
 import EngineLog
 import Journal
 import Logging
+import Sinks
 import Storage
 import TriggerEngine
 
@@ -75,7 +76,7 @@ public actor EngineHost {
         // A file from the version that kept an outbox table counted a sink without a row as having settled nothing.
         let outbox = JournalOutbox(sinks: sinks, cursors: stored,
                                    newSinksStart: legacy.isEmpty ? JournalOutbox.cursor(before: log.nextPosition) : 0)
-        outbox.loadLegacy(legacy)
+        outbox.loadLegacy(legacy.map(OutboxEntry.init))
         // A sink's start is stored before anything is delivered: were it not, a sink that had settled nothing when
         // the process died would, at the next start, be taken for a new one and skip what it never received.
         let added = outbox.cursors.filter { stored[$0.key] == nil }

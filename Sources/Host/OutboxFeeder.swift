@@ -3,7 +3,7 @@ import EngineLog
 import Journal
 import Logging
 import ServiceLifecycle
-import Storage
+import Sinks
 import Synchronization
 import TriggerEngine
 

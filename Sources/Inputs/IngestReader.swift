@@ -56,7 +56,7 @@ public struct IngestReader<Decoder: StreamingRecordDecoder> {
         var received = 0
         var isArray: Bool?
         var collected: [UInt8] = []
-        var framer = LineFramer()
+        var framer = LineSplitter(keepingNewlines: true)
         for try await chunk in body {
             received += chunk.readableBytes
             if received > limit { throw IngestReadError.tooLarge(limit: limit) }
@@ -71,7 +71,7 @@ public struct IngestReader<Decoder: StreamingRecordDecoder> {
             if Decoder.numbersLines {
                 chunk.withUnsafeReadableBytes { decodeNumbered($0) }
             } else {
-                chunk.withUnsafeReadableBytes { bytes in framer.feed(bytes) { line, bytes in decode(line: line, bytes) } }
+                chunk.withUnsafeReadableBytes { bytes in framer.feed(bytes) { decode(line: $0.number, $0.bytes) } }
             }
             if screen == nil { try await flush(all: !coalesce) }
         }
@@ -81,7 +81,7 @@ public struct IngestReader<Decoder: StreamingRecordDecoder> {
             if isArray == true {
                 try await readArray(collected)
             } else {
-                framer.finish { line, bytes in decode(line: line, bytes) }
+                framer.finish { decode(line: $0.number, $0.bytes) }
             }
             var last: [Decoder.Record] = []
             var errors: [IngestError] = []

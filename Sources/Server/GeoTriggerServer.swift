@@ -1,3 +1,4 @@
+import Sinks
 import SystemErrors
 import Inputs
 #if canImport(Glibc)

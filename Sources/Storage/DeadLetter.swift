@@ -5,7 +5,7 @@ import TriggerEngine
 public struct DeadLetter: Sendable, Hashable {
     public var id: Int64
     public var sink: String
-    public var entry: OutboxEntry
+    public var entry: StoredNotification
     /// The HTTP status, when the sink speaks HTTP.
     public var status: Int?
     /// The start of the sink's answer (or the error), for whoever investigates.

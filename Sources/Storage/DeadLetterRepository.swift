@@ -8,7 +8,7 @@ struct DeadLetterRepository: Sendable {
 
     /// Stores the entry as refused by the sink and settles it for that sink, in the caller's transaction.
     @discardableResult
-    func add(sink: String, entry: OutboxEntry, status: Int?, response: String, attempts: Int, at time: Timestamp,
+    func add(sink: String, entry: StoredNotification, status: Int?, response: String, attempts: Int, at time: Timestamp,
                     in db: Database) throws -> Int64 {
         try db.execute(
             sql: """
@@ -73,7 +73,7 @@ struct DeadLetterRepository: Sendable {
     static func letter(_ row: Row) -> DeadLetter {
         let enqueued: Int64 = row["enqueued_at"], failed: Int64 = row["failed_at"]
         let replay: Int64? = row["replay_requested_at"]
-        let entry = OutboxEntry(sequence: row["sequence"], deliveryId: row["delivery_id"], identifier: "",
+        let entry = StoredNotification(sequence: row["sequence"], deliveryId: row["delivery_id"], identifier: "",
                                 device: row["device"], json: row["json"], createdAt: Timestamp(microseconds: enqueued),
                                 enqueuedAt: Timestamp(microseconds: enqueued))
         return DeadLetter(id: row["id"], sink: row["sink"], entry: entry, status: row["status"], response: row["response"],

@@ -167,7 +167,7 @@ public final class MemoryStore: StateStore {
     // MARK: A file from before the journal: never, in memory
 
     public func outboxFedPosition() throws -> UInt64 { 0 }
-    public func legacyOutbox() throws -> [OutboxEntry] { [] }
+    public func legacyOutbox() throws -> [StoredNotification] { [] }
     public func clearLegacyOutbox() throws {}
     public func hasLegacyState() throws -> Bool { false }
     public func dropLegacyDeviceState() throws {}

@@ -48,15 +48,15 @@ struct OutboxRepository: Sendable {
     }
 
     /// Rows of the legacy table after `sequence`, oldest first.
-    func entries(after sequence: Int64, limit: Int, in db: Database) throws -> [OutboxEntry] {
+    func entries(after sequence: Int64, limit: Int, in db: Database) throws -> [StoredNotification] {
         try Row.fetchAll(db, sql: "SELECT * FROM outbox WHERE sequence > ? ORDER BY sequence LIMIT ?",
                          arguments: [sequence, limit]).map(Self.entry)
     }
 
-    static func entry(_ row: Row) -> OutboxEntry {
+    static func entry(_ row: Row) -> StoredNotification {
         let created: Int64 = row["created_at"]
         let enqueued: Int64? = row["enqueued_at"]
-        return OutboxEntry(sequence: row["sequence"], deliveryId: row["delivery_id"], identifier: row["identifier"],
+        return StoredNotification(sequence: row["sequence"], deliveryId: row["delivery_id"], identifier: row["identifier"],
                            device: row["device"], json: row["json"], createdAt: Timestamp(microseconds: created),
                            enqueuedAt: enqueued.map(Timestamp.init(microseconds:)))
     }

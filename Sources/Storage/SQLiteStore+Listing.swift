@@ -29,7 +29,7 @@ extension SQLiteStore {
     }
 
     /// Every row of the legacy outbox table (a version that copied notifications into SQLite), oldest first.
-    public func legacyOutbox() throws -> [OutboxEntry] {
+    public func legacyOutbox() throws -> [StoredNotification] {
         try read { db in try OutboxRepository().entries(after: 0, limit: Int.max, in: db) }
     }
 

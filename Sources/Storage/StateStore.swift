@@ -57,7 +57,7 @@ public protocol StateStore: AnyObject, Sendable {
     /// The journal position up to which a legacy outbox table holds every notification (0 when there is none).
     func outboxFedPosition() throws -> UInt64
     /// Every row of the legacy outbox table, oldest first.
-    func legacyOutbox() throws -> [OutboxEntry]
+    func legacyOutbox() throws -> [StoredNotification]
     /// Empties the legacy outbox table: every sink has settled its rows.
     func clearLegacyOutbox() throws
     /// Whether engine state written before the journal is present (restored once, then checkpointed).

@@ -1,6 +1,7 @@
 import Delivery
 import Logging
 import MQTT
+import Sinks
 import Synchronization
 import TriggerEngine
 

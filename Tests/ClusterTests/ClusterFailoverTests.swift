@@ -190,11 +190,10 @@ import TestSupport
         }
     }
 
+    /// `eventually`, failing the test with what did not happen.
     static func eventually(_ what: String, timeout: Duration = .seconds(30), _ check: () -> Bool) async throws {
-        let deadline = ContinuousClock.now + timeout
-        while !check() {
-            guard ContinuousClock.now < deadline else { throw ClusterTestFailure(description: "not within \(timeout): \(what)") }
-            try await Task.sleep(for: .milliseconds(200))
+        guard await TestSupport.eventually(timeout: timeout, every: .milliseconds(200), check) else {
+            throw ClusterTestFailure(description: "not within \(timeout): \(what)")
         }
     }
 

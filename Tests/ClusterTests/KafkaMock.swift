@@ -16,8 +16,7 @@ final class KafkaMock: @unchecked Sendable {
     var journal: String { "kafka://\(bootstrapServers)" }
 
     init(names: ClusterNames, partitions: Int) throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("gt-kafka-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        directory = try TestFolders.make("gt-kafka")
         let p = Process()
         p.executableURL = Self.executable
         p.arguments = names.kafkaTopics(partitions: partitions, replicationFactor: 1).flatMap { ["--topic", "\($0.name):\($0.partitions)"] }

@@ -22,8 +22,7 @@ final class NATSCluster: @unchecked Sendable {
     var journal: String { "nats://" + nodes.map { "127.0.0.1:\($0.clientPort)" }.joined(separator: ",") }
 
     init(size: Int = 3, extraConfig: String = "") throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("gt-nats-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        directory = try TestFolders.make("gt-nats")
         let ports = try (0..<size).map { _ in (try LoopbackPort.free(), try LoopbackPort.free()) }
         for (k, (client, route)) in ports.enumerated() {
             let name = "n\(k + 1)"

@@ -1,34 +1,29 @@
 import Foundation
 import TestSupport
 
-/// A `geotrigger serve` process of a scale-out deployment, on a port the kernel said was free, its log in a file.
+/// A `geotrigger serve` instance of a scale-out deployment (a `ServeProcess`, started again after a kill), on a
+/// port the kernel said was free, its log in one file across restarts.
 final class ServeInstance: @unchecked Sendable {
     let name: String
     let port: Int
     let arguments: [String]
+    let directory: URL
     let logFile: URL
-    private var process: Process?
+    private var process: ServeProcess?
 
     init(name: String, journal: String, directory: URL, extra: [String] = []) throws {
         self.name = name
+        self.directory = directory
         port = try LoopbackPort.free()
         logFile = directory.appendingPathComponent("\(name).log")
-        arguments = ["serve", "--journal", journal, "--instance", name, "--listen", "127.0.0.1:\(port)", "--log-level", "notice"] + extra
+        arguments = ["--journal", journal, "--instance", name, "--listen", "127.0.0.1:\(port)", "--log-level", "notice"] + extra
     }
 
-    var isRunning: Bool { process?.isRunning ?? false }
+    var isRunning: Bool { process?.process.isRunning ?? false }
 
+    /// Starts (or restarts) the instance on its port; every start appends to the one log.
     func start() throws {
-        let p = Process()
-        p.executableURL = BuiltBinary.geotrigger
-        p.arguments = arguments
-        if !FileManager.default.fileExists(atPath: logFile.path) { _ = FileManager.default.createFile(atPath: logFile.path, contents: nil) }
-        let handle = try FileHandle(forWritingTo: logFile)
-        handle.seekToEndOfFile()
-        p.standardOutput = handle
-        p.standardError = handle
-        try p.run()
-        process = p
+        process = try ServeProcess(arguments: arguments, directory: directory, log: logFile)
     }
 
     /// Waits for `/readyz` to answer 200.
@@ -43,14 +38,12 @@ final class ServeInstance: @unchecked Sendable {
     }
 
     func kill9() {
-        guard let p = process else { return }
-        kill(p.processIdentifier, SIGKILL)
-        p.waitUntilExit()
+        process?.kill9()
         process = nil
     }
 
     func terminate() {
-        guard let p = process else { return }
+        guard let p = process?.process else { return }
         p.terminate()
         p.waitUntilExit()
         process = nil
@@ -64,6 +57,4 @@ final class ServeInstance: @unchecked Sendable {
     }
 
     var log: String { (try? String(contentsOf: logFile, encoding: .utf8)) ?? "" }
-
-    deinit { if let p = process { kill(p.processIdentifier, SIGKILL); p.waitUntilExit() } }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Sinks
 import Storage
 import Synchronization
 import Testing

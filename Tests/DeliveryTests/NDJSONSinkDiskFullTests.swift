@@ -4,7 +4,7 @@ import Testing
 import TestSupport
 import TriggerEngine
 
-@testable import Delivery
+@testable import Sinks
 
 /// A file sink on a disk that fills up mid-write: the retry must not leave a torn line, lose or repeat an entry.
 /// A real small filesystem: a tmpfs this test mounts (root only) and then grows, as an operator freeing space would.

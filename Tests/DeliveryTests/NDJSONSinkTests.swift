@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 import TriggerEngine
 
-@testable import Delivery
+@testable import Sinks
 
 /// The NDJSON file sink: lines appended in order, rotation by size keeping numbered files.
 @Suite struct NDJSONSinkTests {

@@ -1,6 +1,7 @@
 import JSON
 import Foundation
 import Logging
+import Sinks
 import Storage
 import Synchronization
 import TestSupport

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import Delivery
+@testable import Sinks
 
 /// The webhook sink's pure parts: signature, Retry-After, backoff. (Delivery itself is tested against a real HTTP
 /// scheduler in ServerTests.WebhookDeliveryTests.)

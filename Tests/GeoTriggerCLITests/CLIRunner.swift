@@ -22,8 +22,7 @@ struct CLIRunner {
         p.arguments = arguments
         p.currentDirectoryURL = packageRoot
         // Output goes to files: no pipe can fill up and block the child, whatever it prints.
-        let dir = FileManager.default.temporaryDirectory
-        let outURL = dir.appendingPathComponent("gt-out-\(UUID())"), errURL = dir.appendingPathComponent("gt-err-\(UUID())")
+        let outURL = TestFolders.path("gt-out"), errURL = TestFolders.path("gt-err")
         _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
         _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
         defer {

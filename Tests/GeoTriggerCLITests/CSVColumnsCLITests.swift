@@ -1,5 +1,6 @@
 import JSON
 import Foundation
+import TestSupport
 import Testing
 import TriggerEngine
 
@@ -12,7 +13,7 @@ import TriggerEngine
         let rows = try String(contentsOfFile: CLIRunner.packageRoot.appendingPathComponent("Data/demo-drive.csv").path,
                               encoding: .utf8).split(separator: "\n").dropFirst()
         let text = header + "\n" + rows.enumerated().map { "\(23_811_684 + $0.offset),\($0.element)\n" }.joined()
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("gt-csv-\(UUID()).csv").path
+        let path = TestFolders.path("gt-csv", suffix: ".csv").path
         try text.write(toFile: path, atomically: true, encoding: .utf8)
         return path
     }
@@ -71,8 +72,7 @@ import TriggerEngine
     /// The report on the real bus trace: `id` beside `Vehicle`, and `GPS Time`.
     @Test(.enabled(if: CLIRunner.sharedDataAvailable, "skipped: needs ../shared/data (traces/route14_outbound.csv)"))
     func theBusTraceWithAVehicleColumnReplaysLikeTheOriginal() async throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("gt-bus-\(UUID())")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let dir = try TestFolders.make("gt-bus")
         defer { try? FileManager.default.removeItem(at: dir) }
         let original = CLIRunner.sharedData.appendingPathComponent("traces/route14_outbound.csv").path
         let text = try String(contentsOfFile: original, encoding: .utf8)

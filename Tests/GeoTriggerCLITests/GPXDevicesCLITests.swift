@@ -1,5 +1,6 @@
 import JSON
 import Foundation
+import TestSupport
 import Testing
 import TriggerEngine
 
@@ -31,7 +32,7 @@ import TriggerEngine
     }
 
     @Test func waypointsAreReadOnlyWithWaypoints() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("walk-\(UUID()).gpx").path
+        let path = TestFolders.path("walk", suffix: ".gpx").path
         defer { try? FileManager.default.removeItem(atPath: path) }
         try """
             <?xml version="1.0"?>

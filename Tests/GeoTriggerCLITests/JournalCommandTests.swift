@@ -13,8 +13,7 @@ import TriggerEngine
 /// and `replay` of them against the same regions gives the notifications the service journaled.
 @Suite struct JournalCommandTests {
     @Test func exportedFixesReplayToTheServicesNotifications() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("journal-export-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try TestFolders.make("journal-export")
         defer { try? FileManager.default.removeItem(at: directory) }
         let logger = Logger(label: "journal-export-test")
         let scenario = TimeScenario(seed: 11, devices: 6, beacons: false)
@@ -87,8 +86,7 @@ import TriggerEngine
     }
 
     @Test func damageInsideTheJournalStopsTheExportWithFileAndOffset() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("journal-damage-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try TestFolders.make("journal-damage")
         defer { try? FileManager.default.removeItem(at: directory) }
         let segment = directory.appendingPathComponent("00000000000000000000.journal")
         try Data("not a journal segment".utf8).write(to: segment)

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import TestSupport
 import Testing
 
 /// Output watched while it is produced: paced replay into a pipe, progress of `convert` on a terminal.
@@ -14,7 +15,7 @@ import Testing
             {"device":"t","timestamp":"2026-11-20T07:00:06Z","latitude":52.5401,"longitude":13.40}
 
             """
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("gt-paced-\(UUID()).ndjson").path
+        let path = TestFolders.path("gt-paced", suffix: ".ndjson").path
         try trace.write(toFile: path, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: path) }
         let p = Process()

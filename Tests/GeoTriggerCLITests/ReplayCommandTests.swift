@@ -1,5 +1,6 @@
 import JSON
 import Foundation
+import TestSupport
 import Testing
 import TriggerEngine
 
@@ -45,7 +46,7 @@ import TriggerEngine
     }
 
     @Test func replayIsRepeatableAndWriteExpectRecordsIt() async throws {
-        let golden = FileManager.default.temporaryDirectory.appendingPathComponent("gt-\(UUID()).ndjson").path
+        let golden = TestFolders.path("gt", suffix: ".ndjson").path
         defer { try? FileManager.default.removeItem(atPath: golden) }
         let first = try await CLIRunner.run(["replay", "Data/demo-requests.json", "Data/demo-drive.csv", "--write-expect", golden])
         #expect(first.status == 0)

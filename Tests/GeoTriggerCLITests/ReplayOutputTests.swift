@@ -1,5 +1,6 @@
 import Foundation
 import JSON
+import TestSupport
 import Testing
 import TriggerEngine
 
@@ -9,8 +10,7 @@ import TriggerEngine
 /// and to standard output alike, and the summary counts every notification.
 @Suite struct ReplayOutputTests {
     @Test func everyNotificationIsWrittenOnceInFiringOrder() async throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("replay-output-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let dir = try TestFolders.make("replay-output")
         defer { try? FileManager.default.removeItem(at: dir) }
         let requests = """
             [{"identifier": "a", "content": {"title": "{device} {event} {region.id}"},

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// The `--report` page, rendered for real in headless Chromium (Debian's `chromium`, installed by Tools/test.sh).
@@ -8,7 +9,7 @@ struct ReplayReportTests {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: CLIRunner.chromium!)
         p.arguments = ["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--window-size=1200,1400"] + arguments
-        let out = FileManager.default.temporaryDirectory.appendingPathComponent("chrome-\(UUID())")
+        let out = TestFolders.path("chrome")
         _ = FileManager.default.createFile(atPath: out.path, contents: nil)
         defer { try? FileManager.default.removeItem(at: out) }
         let handle = try FileHandle(forWritingTo: out)
@@ -21,8 +22,7 @@ struct ReplayReportTests {
     }
 
     @Test func reportRendersMapTimelineAndTable() async throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("gt-report-\(UUID())")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let dir = try TestFolders.make("gt-report")
         defer { try? FileManager.default.removeItem(at: dir) }
         let html = dir.appendingPathComponent("report.html").path
         let r = try await CLIRunner.run(["replay", "Data/demo-requests.json", "Data/demo-drive.gpx", "--device-per-track", "--report", html])

@@ -8,8 +8,7 @@ import Testing
     @Test(arguments: [3, 11])
     func unsortedAndSeveralFilesGiveTheSortedReplay(seed: Int) async throws {
         let scenario = TimeScenario(seed: UInt64(seed), devices: 12, beacons: false)
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("replay-time-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let dir = try TestFolders.make("replay-time")
         defer { try? FileManager.default.removeItem(at: dir) }
         func write(_ name: String, _ inputs: [TimeScenario.Input]) throws -> String {
             let path = dir.appendingPathComponent(name).path
@@ -43,8 +42,7 @@ import Testing
     /// "dwells cancelled 6" (the next vehicle's fixes ran the global clock), the sorted one 10.
     @Test(.enabled(if: CLIRunner.sharedDataAvailable, "skipped: needs ../shared/data (traces/route14_outbound.csv)"))
     func busTraceGroupedByVehicleCompletesEveryDwell() async throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("replay-bus-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let dir = try TestFolders.make("replay-bus")
         defer { try? FileManager.default.removeItem(at: dir) }
         let regions = dir.appendingPathComponent("terminus.json").path
         try #"[{"identifier":"terminus-dwell","content":{"title":"{device} at the terminus"},"trigger":{"region":{"type":"circle","id":"petherick-road","center":{"latitude":53.4619,"longitude":-2.8950},"radius":150},"repeats":true,"dwell":60,"notifyOnExit":false}}]"#
@@ -59,8 +57,7 @@ import Testing
     }
 
     @Test func farFutureFixIsRejectedAndTheDeviceGoesOn() async throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("replay-future-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let dir = try TestFolders.make("replay-future")
         defer { try? FileManager.default.removeItem(at: dir) }
         let regions = dir.appendingPathComponent("regions.json").path
         try #"[{"identifier":"c","trigger":{"region":{"type":"circle","id":"c","center":{"latitude":0,"longitude":0},"radius":100},"repeats":true}}]"#

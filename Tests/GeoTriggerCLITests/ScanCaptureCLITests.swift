@@ -1,6 +1,7 @@
 import Beacons
 import Foundation
 import JSON
+import TestSupport
 import Testing
 import TriggerEngine
 
@@ -25,8 +26,7 @@ struct ScanCaptureCLITests {
     }
 
     static func folder() throws -> URL {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("scan-capture-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let dir = try TestFolders.make("scan-capture")
         return dir
     }
 

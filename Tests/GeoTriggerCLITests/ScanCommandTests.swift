@@ -1,5 +1,6 @@
 import JSON
 import Foundation
+import TestSupport
 import Testing
 import TriggerEngine
 
@@ -40,8 +41,7 @@ struct ScanCommandTests {
     }
 
     @Test func sightingsFileRecordsWhatTheEngineWasGiven() async throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("scan-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let dir = try TestFolders.make("scan")
         defer { try? FileManager.default.removeItem(at: dir) }
         let file = dir.appendingPathComponent("sightings.ndjson").path
         let r = try await CLIRunner.run(["scan", "--btsnoop", capture, "--observer", "gw-1", "--regions",
@@ -98,7 +98,7 @@ struct ScanCommandTests {
 
     @Test func oversizedAndFragmentedReportsAreDecodedAndSummarised() async throws {
         let joined = Self.name(200) + Self.iBeacon
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("quirks-\(UUID().uuidString).btsnoop")
+        let file = TestFolders.path("quirks", suffix: ".btsnoop")
         try Self.capture([
             Self.legacy(Self.iBeacon + Self.name(10)),
             Self.extended(joined[0..<200], status: 1),

@@ -1,5 +1,6 @@
 import JSON
 import Foundation
+import TestSupport
 import Testing
 import TriggerEngine
 
@@ -10,7 +11,7 @@ import TriggerEngine
     }
 
     static func temporary(_ name: String, _ text: String) throws -> String {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("gt-\(UUID())-\(name)").path
+        let path = TestFolders.path("gt", suffix: "-\(name)").path
         try text.write(toFile: path, atomically: true, encoding: .utf8)
         return path
     }

@@ -2,6 +2,7 @@ import Foundation
 import Host
 import Logging
 import Storage
+import TestSupport
 import TriggerEngine
 
 /// A temporary directory with a store, for one test; removed when the test's fixture goes.
@@ -10,8 +11,7 @@ final class HostFixture {
     let logger = Logger(label: "host-test")
 
     init(_ name: String) throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("\(name)-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        directory = try TestFolders.make(name).path
     }
 
     deinit { try? FileManager.default.removeItem(atPath: directory) }

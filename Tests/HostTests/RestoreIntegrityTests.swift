@@ -3,6 +3,7 @@ import Foundation
 import Host
 import JSON
 import Journal
+import Sinks
 import Storage
 import Testing
 import TriggerEngine

@@ -1,6 +1,7 @@
 import Foundation
 import Journal
 import Logging
+import TestSupport
 import Testing
 
 /// What a crash or a bad disk leaves: a torn tail is cut off and logged; damage inside refuses to open with the file
@@ -10,7 +11,7 @@ import Testing
     let logger = Logger(label: "journal-damage-tests")
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("journal-damage-\(UUID().uuidString)").path
+        directory = TestFolders.path("journal-damage").path
     }
 
     func write(_ n: Int, segmentBytes: Int = 64 << 20, preallocate: Bool = true) async throws -> String {

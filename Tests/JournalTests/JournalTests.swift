@@ -12,7 +12,7 @@ import Testing
     let logger = Logger(label: "journal-tests")
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("journal-\(UUID().uuidString)").path
+        directory = TestFolders.path("journal").path
     }
 
     static func record(_ k: Int, size: Int = 40) -> JournalRecord {
@@ -23,8 +23,7 @@ import Testing
     /// deadline: with every suite running at once, a starved task can wake late, and one deadline shared by
     /// several waits once ran out before the last one had looked at all (a CI failure).
     static func waitUntil(_ condition: () -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(30)
-        while !condition(), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
+        _ = await eventually(timeout: .seconds(30), every: .milliseconds(1), condition)
     }
 
     static func readAll(_ directory: String, from: UInt64 = 0) throws -> [(UInt64, JournalRecord)] {

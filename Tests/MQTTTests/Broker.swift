@@ -22,8 +22,7 @@ final class Broker: @unchecked Sendable {  // `pid` is guarded by `lock`
 
     /// `listener` settings (TLS files…) and broker-wide settings (password_file…) are appended to the config.
     init(listenerSettings: String = "", settings: String = "allow_anonymous true") throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("geotrigger-mqtt-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        directory = try TestFolders.make("geotrigger-mqtt")
         port = try LoopbackPort.free()
         config = """
             # Root would otherwise switch to the mosquitto user, who cannot read this directory.

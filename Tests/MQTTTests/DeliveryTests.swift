@@ -1,5 +1,6 @@
 import Foundation
 import MQTT
+import TestSupport
 import Testing
 
 /// QoS 1 against a real mosquitto: what arrives, in which order, and when `publish` returns.
@@ -155,7 +156,7 @@ struct DeliveryTests {
     /// MQTT 5: a broker ACL refuses some messages of a pipelined batch. The publish reports exactly those (with the
     /// PUBACK reason) once every PUBACK is in; the others were taken and reached the subscriber once.
     @Test func refusedMessagesAreReportedEachWithTheBrokersReason() async throws {
-        let acl = FileManager.default.temporaryDirectory.appendingPathComponent("acl-\(UUID().uuidString)").path
+        let acl = TestFolders.path("acl").path
         defer { try? FileManager.default.removeItem(atPath: acl) }
         try "topic write ok/#\ntopic read #\n".write(toFile: acl, atomically: true, encoding: .utf8)
         let broker = try Broker(settings: "allow_anonymous true\nacl_file \(acl)")

@@ -16,8 +16,7 @@ struct MQTTInputTests {
     }
 
     @Test func ownTracksMessagesSurviveABrokerRestart() async throws {
-        let work = FileManager.default.temporaryDirectory.appendingPathComponent("mqtt-input-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        let work = try TestFolders.make("mqtt-input")
         defer { try? FileManager.default.removeItem(at: work) }
         let broker = try Broker(settings: """
             allow_anonymous true
@@ -26,24 +25,15 @@ struct MQTTInputTests {
             autosave_interval 1
             """)
         let database = work.appendingPathComponent("g.sqlite").path
-        let log = work.appendingPathComponent("serve.log")
-        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-        let serve = Process()
-        serve.executableURL = BuiltBinary.geotrigger
-        serve.arguments = ["serve", "--database", database, "--listen", "127.0.0.1:0", "--clock", "event",
-                           "--sink", "ndjson:\(work.appendingPathComponent("out.ndjson").path)",
-                           "--input", "mqtt://127.0.0.1:\(broker.port)/owntracks/#"]
-        serve.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("GEOTRIGGER_") && $0.key != "JOURNAL_STREAM" }
-        serve.standardError = try FileHandle(forWritingTo: log)
-        serve.standardOutput = FileHandle.nullDevice
-        try serve.run()
-        defer { if serve.isRunning { serve.terminate(); serve.waitUntilExit() } }
-        func serveLog() -> String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
-        var port = 0
-        for _ in 0..<300 where port == 0 || !serveLog().contains("MQTT input subscribed") {
-            if let m = serveLog().firstMatch(of: /\ listening host=\S+ port=(\d+)/) { port = Int(m.1) ?? 0 }
-            try await Task.sleep(for: .milliseconds(50))
-        }
+        let server = try ServeProcess(arguments: ["--database", database, "--listen", "127.0.0.1:0", "--clock", "event",
+                                                  "--sink", "ndjson:\(work.appendingPathComponent("out.ndjson").path)",
+                                                  "--input", "mqtt://127.0.0.1:\(broker.port)/owntracks/#"],
+                                      directory: work, log: work.appendingPathComponent("serve.log"))
+        let serve = server.process
+        func serveLog() -> String { server.log }
+        try await server.waitUntilListening()
+        let port = server.port
+        _ = await eventually(timeout: .seconds(15), every: .milliseconds(50)) { serveLog().contains("MQTT input subscribed") }
         #expect(port > 0 && serveLog().contains("MQTT input subscribed"), "\(serveLog().suffix(1500))")
 
         let publisher = try MQTTClient(broker.options { $0.clientID = "phone-publisher"; $0.cleanSession = false })

@@ -23,8 +23,7 @@ struct ServeDeliveryTests {
         var reference: String { directory.appendingPathComponent("reference.ndjson").path }
 
         init() throws {
-            directory = FileManager.default.temporaryDirectory.appendingPathComponent("serve-mqtt-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            directory = try TestFolders.make("serve-mqtt")
         }
 
         deinit { try? FileManager.default.removeItem(at: directory) }

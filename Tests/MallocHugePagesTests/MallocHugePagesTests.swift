@@ -1,5 +1,6 @@
 import Foundation
 @testable import MallocHugePages
+import TestSupport
 import Testing
 
 /// When an executable restarts itself with glibc's malloc on huge pages, and with what `GLIBC_TUNABLES`.
@@ -19,7 +20,7 @@ import Testing
     }
 
     @Test func theKernelsModeIsTheBracketedWord() throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("thp-\(UUID().uuidString)").path
+        let path = TestFolders.path("thp").path
         defer { try? FileManager.default.removeItem(atPath: path) }
         for (line, mode) in [("always [madvise] never\n", "madvise"), ("[always] madvise never\n", "always"),
                              ("always madvise [never]\n", "never")] {

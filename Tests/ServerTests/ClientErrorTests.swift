@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import Server
+import TestSupport
 import Testing
 
 /// A client's mistakes are 4xx problem documents, never a 500 or an empty answer: over-long chunked bodies, bodies

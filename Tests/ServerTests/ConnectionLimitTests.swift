@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import Server
+import TestSupport
 import Testing
 
 /// Slow or idle clients cannot hold connections: a head must arrive within the header timeout, a body within the

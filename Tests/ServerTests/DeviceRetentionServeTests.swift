@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import Server
+import TestSupport
 import Testing
 
 /// Issue 43, case 7, through the service: `--device-retention` forgets a silent device on wall time;

@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdTesting
 import Inputs
 import Server
+import TestSupport
 import Testing
 
 /// Whether the API (or a TCP input) may run without a token is decided on the address it binds, not on how its

@@ -2,6 +2,7 @@ import Foundation
 import HummingbirdTesting
 import NIOCore
 import NIOSSL
+import TestSupport
 import Testing
 
 /// `--tls-certificate` and `--tls-key`: the built server speaks HTTPS only, with a certificate made by openssl here.

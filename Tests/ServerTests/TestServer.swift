@@ -67,16 +67,6 @@ struct TestServer {
     }
 }
 
-/// Polls `condition` every 20 ms until it holds or `timeout` passes; returns whether it held.
-func eventually(timeout: Duration = .seconds(20), _ condition: () async throws -> Bool) async rethrows -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if try await condition() { return true }
-        try? await Task.sleep(for: .milliseconds(20))
-    }
-    return try await condition()
-}
-
 /// The deliveryIds and devices of an NDJSON sink file, in order.
 func ndjsonNotifications(_ path: String) -> [(deliveryId: String, device: String)] {
     ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").split(separator: "\n").flatMap {

@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import Server
+import Sinks
 import Synchronization
 import Testing
 import TestSupport

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 @testable import Storage
+import TestSupport
 import Testing
 import TriggerEngine
 
@@ -8,8 +9,7 @@ import TriggerEngine
 /// interior page used to be served as healthy while every acknowledgement failed to commit).
 @Suite struct DamagedFileTests {
     @Test func flippedBytesInAnInteriorPageRefuseToOpen() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("damaged-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let dir = try TestFolders.make("damaged")
         defer { try? FileManager.default.removeItem(at: dir) }
         let path = dir.appendingPathComponent("g.sqlite").path
         let logger = Logger(label: "damaged-file-tests")

@@ -24,8 +24,8 @@ import TriggerEngine
         return StoredRequest(identifier: id, json: json, state: .init(revision: 1, firings: 0, addedGeneration: 1, addedAt: Timestamp(microseconds: 5)))
     }
 
-    static func entry(_ sequence: Int64, device: String = "d") -> OutboxEntry {
-        OutboxEntry(sequence: sequence, deliveryId: "n\(sequence)", identifier: "alex", device: device, json: #"{"n":\#(sequence)}"#,
+    static func entry(_ sequence: Int64, device: String = "d") -> StoredNotification {
+        StoredNotification(sequence: sequence, deliveryId: "n\(sequence)", identifier: "alex", device: device, json: #"{"n":\#(sequence)}"#,
                     createdAt: Timestamp(microseconds: 1_000 * sequence), enqueuedAt: Timestamp(microseconds: 2_000 * sequence))
     }
 

@@ -21,4 +21,10 @@ public enum TestFolders {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         return folder
     }
+
+    /// A new path named `prefix-UUID` + `suffix` inside the process's folder, not created: for a file, or a folder
+    /// the code under test makes itself.
+    public static func path(_ prefix: String, suffix: String = "") -> URL {
+        root.appendingPathComponent("\(prefix)-\(UUID().uuidString)\(suffix)")
+    }
 }

@@ -37,7 +37,7 @@ let package = Package(
         fuzzTarget("FuzzTraceDetect", ["FuzzChecks", ingest]),
         fuzzTarget("FuzzRequestJSON", ["FuzzChecks", json, engine]),
         fuzzTarget("FuzzGeoJSON", ["FuzzChecks", json, engine]),
-        // The framing of the server's ingest reader, with Ingest's own LineFramer and StreamingRecordDecoder.
+        // The framing of the server's ingest reader, with Ingest's own LineSplitter and StreamingRecordDecoder.
         fuzzTarget("FuzzIngestFraming", ["FuzzChecks", json, ingest, engine]),
     ]
 )

@@ -6,24 +6,30 @@ import Musl
 import Darwin
 #endif
 
-/// Cuts a byte stream that arrives in arbitrary chunks into lines (or, `quoteAware`, CSV records whose quoted fields
-/// may hold newlines). Lines wholly inside a chunk are handed out in place; only a line split across chunks is copied.
-/// A trailing `\r` and a leading UTF-8 byte order mark are removed.
-struct LineSplitter {
-    struct Line {
+/// The one line splitter, for files, HTTP bodies and streams: cuts a byte stream that arrives in arbitrary chunks
+/// into lines numbered from 1 (or, `quoteAware`, CSV records whose quoted fields may hold newlines). Lines wholly
+/// inside a chunk are handed out in place (found with `memchr`, nothing copied); only a line split across chunks is
+/// gathered, in a buffer kept across lines. A trailing `\r` and a leading UTF-8 byte order mark are removed.
+///
+/// `keepingNewlines` hands each line over as read instead, with its `\n` (a last line without one gets it), nothing
+/// removed and no length limit: the ingest reader frames a body so for decoders that do not number lines themselves
+/// (`StreamingRecordDecoder.numbersLines`), and so knows which line each decoded record came from.
+public struct LineSplitter: Sendable {
+    public struct Line {
         /// Valid only during the callback.
-        var bytes: UnsafeRawBufferPointer
+        public var bytes: UnsafeRawBufferPointer
         /// 1-based number of the line the record starts on.
-        var number: Int
+        public var number: Int
         /// 0-based offset of the record's first byte in the whole input.
-        var offset: Int
+        public var offset: Int
         /// The record exceeded the length limit; `bytes` is empty.
-        var tooLong: Bool
+        public var tooLong: Bool
     }
 
     /// Records longer than this are reported and dropped, so hostile input cannot make the decoder buffer without bound.
     let maximumLength: Int
     let quoteAware: Bool
+    let keepingNewlines: Bool
 
     private var carry: [UInt8] = []
     private var carryOverflowed = false
@@ -33,12 +39,23 @@ struct LineSplitter {
     private var inQuotes = false
     private var embeddedNewlines = 0
 
-    init(quoteAware: Bool = false, maximumLength: Int = 1 << 24) {
+    public init(quoteAware: Bool = false, maximumLength: Int = 1 << 24) {
         self.quoteAware = quoteAware
         self.maximumLength = maximumLength
+        keepingNewlines = false
     }
 
-    mutating func feed(_ chunk: UnsafeRawBufferPointer, _ body: (Line) -> Void) {
+    /// Lines as read, with their `\n` (see the type).
+    public init(keepingNewlines: Bool) {
+        quoteAware = false
+        maximumLength = keepingNewlines ? .max : 1 << 24
+        self.keepingNewlines = keepingNewlines
+    }
+
+    /// Lines (records) handed out so far.
+    public var lineNumber: Int { nextLineNumber - 1 }
+
+    public mutating func feed(_ chunk: UnsafeRawBufferPointer, _ body: (Line) -> Void) {
         var pos = 0
         let n = chunk.count
         defer { consumed += n }
@@ -47,10 +64,11 @@ struct LineSplitter {
                 append(chunk, pos, n)
                 return
             }
+            let end = keepingNewlines ? nl + 1 : nl
             if carry.isEmpty && !carryOverflowed {
-                emit(UnsafeRawBufferPointer(rebasing: chunk[pos..<nl]), body)
+                emit(UnsafeRawBufferPointer(rebasing: chunk[pos..<end]), body)
             } else {
-                append(chunk, pos, nl)
+                append(chunk, pos, end)
                 emitCarry(body)
             }
             nextOffset = consumed + nl + 1
@@ -59,7 +77,8 @@ struct LineSplitter {
     }
 
     /// Hands out a last line that has no terminating newline.
-    mutating func finish(_ body: (Line) -> Void) {
+    public mutating func finish(_ body: (Line) -> Void) {
+        if keepingNewlines, !carry.isEmpty { carry.append(10) }
         if !carry.isEmpty || carryOverflowed { emitCarry(body) }
         inQuotes = false
     }
@@ -93,6 +112,11 @@ struct LineSplitter {
     private mutating func emit(_ raw: UnsafeRawBufferPointer, _ body: (Line) -> Void) {
         var bytes = raw
         var offset = nextOffset
+        if keepingNewlines {
+            body(Line(bytes: bytes, number: nextLineNumber, offset: offset, tooLong: false))
+            advanceLineNumber()
+            return
+        }
         if bytes.count > 0, bytes[bytes.count - 1] == 13 { bytes = UnsafeRawBufferPointer(rebasing: bytes.dropLast()) }
         if offset == 0, bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF {
             bytes = UnsafeRawBufferPointer(rebasing: bytes.dropFirst(3))

@@ -11,7 +11,7 @@ public protocol StreamingRecordDecoder<Record> {
     mutating func finish(onRecord: (Record) -> Void, onError: (IngestError) -> Void)
     /// About the input as a whole (a CSV header, a device column that names every row apart), after `finish`.
     var warnings: [IngestWarning] { get }
-    /// Whether `decodeNumbered`/`finishNumbered` split and number lines themselves (as `LineFramer` numbers them),
+    /// Whether `decodeNumbered`/`finishNumbered` split and number lines themselves (as the reader's `LineSplitter` numbers them),
     /// so a reader can hand over whole chunks instead of one line per call.
     static var numbersLines: Bool { get }
     mutating func decodeNumbered(_ chunk: UnsafeRawBufferPointer, onRecord: (Record, Int) -> Void, onError: (IngestError) -> Void)

@@ -1,4 +1,5 @@
 import Delivery
+import Sinks
 
 extension SinkConfiguration {
     /// The sink and how the dispatcher drives it: a file or stdout through one lane (the global firing order), a

@@ -3,7 +3,7 @@ import Ingest
 import TriggerEngine
 
 /// The framing of `IngestReader.read` (Sources/Inputs/IngestReader.swift) without its batching and async commit:
-/// the first non-blank byte decides array or NDJSON; NDJSON goes through Ingest's `LineFramer` (the reader's own)
+/// the first non-blank byte decides array or NDJSON; NDJSON goes through Ingest's `LineSplitter` keeping newlines (as the reader does)
 /// a line at a time into one decoder; an array is parsed whole and each element's own bytes (`JSONArrayElements`,
 /// shared with the reader) fed as its own line. Linking the Inputs module itself would pull the host, NIO, GRDB and
 /// libmosquitto into the sanitizer build, so this control flow is mirrored; keep them in step.
@@ -23,7 +23,7 @@ struct IngestBody<Decoder: StreamingRecordDecoder> {
     mutating func read(_ chunks: [ArraySlice<UInt8>]) -> Outcome {
         var isArray: Bool?
         var collected: [UInt8] = []
-        var framer = LineFramer()
+        var framer = LineSplitter(keepingNewlines: true)
         for chunk in chunks {
             if isArray == nil, let first = chunk.first(where: { !(($0 == 0x20) || $0 == 0x0A || $0 == 0x0D || $0 == 0x09) }) {
                 isArray = first == UInt8(ascii: "[")
@@ -32,12 +32,12 @@ struct IngestBody<Decoder: StreamingRecordDecoder> {
                 collected.append(contentsOf: chunk)
                 continue
             }
-            chunk.withUnsafeBytes { bytes in framer.feed(bytes) { line, bytes in decode(line: line, bytes) } }
+            chunk.withUnsafeBytes { bytes in framer.feed(bytes) { decode(line: $0.number, $0.bytes) } }
         }
         if isArray == true {
             readArray(collected)
         } else {
-            framer.finish { line, bytes in decode(line: line, bytes) }
+            framer.finish { decode(line: $0.number, $0.bytes) }
         }
         decoder.finish(onRecord: { _ in }, onError: { _ in })
         return outcome

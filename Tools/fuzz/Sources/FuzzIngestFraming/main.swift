@@ -44,7 +44,7 @@ func checkArrayFormAgrees<D: StreamingRecordDecoder>(
         if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { continue }
         lines.append((number, line))
     }
-    // A body that ends with `\n` splits into one more (empty, blank) piece; LineFramer numbers only real lines.
+    // A body that ends with `\n` splits into one more (empty, blank) piece; the line splitter numbers only real lines.
     guard !lines.isEmpty, lines.allSatisfy({ (try? JSONParser.parse(Array($0.bytes))) != nil }) else { return }
     var array: [UInt8] = [UInt8(ascii: "[")]
     for (k, line) in lines.enumerated() {

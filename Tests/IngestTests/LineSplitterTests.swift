@@ -1,21 +1,22 @@
 import Ingest
 import Testing
 
-/// Lines come out whole and numbered however the stream is cut into chunks: in place within a chunk, gathered
-/// across chunks, and a last line without its newline at the end.
-@Suite struct LineFramerTests {
+/// Lines kept as read (`keepingNewlines`, as the ingest reader frames a body) come out whole and numbered however
+/// the stream is cut into chunks: in place within a chunk, gathered across chunks, and a last line without its
+/// newline at the end.
+@Suite struct LineSplitterTests {
     static func frame(_ text: String, cuts: [Int]) -> [(Int, String)] {
         let bytes = Array(text.utf8)
-        var framer = LineFramer()
+        var framer = LineSplitter(keepingNewlines: true)
         var out: [(Int, String)] = []
         var start = 0
         for end in (cuts.filter { $0 > 0 && $0 < bytes.count }.sorted() + [bytes.count]) where end >= start {
             bytes[start..<end].withUnsafeBytes { chunk in
-                framer.feed(chunk) { n, line in out.append((n, String(decoding: line, as: UTF8.self))) }
+                framer.feed(chunk) { out.append(($0.number, String(decoding: $0.bytes, as: UTF8.self))) }
             }
             start = end
         }
-        framer.finish { n, line in out.append((n, String(decoding: line, as: UTF8.self))) }
+        framer.finish { out.append(($0.number, String(decoding: $0.bytes, as: UTF8.self))) }
         return out
     }
 

@@ -3,7 +3,6 @@ import Crypto
 import Foundation
 import NIOCore
 import NIOHTTP1
-import Storage
 
 /// POSTs notifications to an HTTP endpoint: one JSON object per request, or JSON arrays of up to `batch` (of one
 /// or more devices, each device's in order) when `batch` > 1. Each request carries `Idempotency-Key` (the deliveryId; a batch's first)
@@ -50,7 +49,7 @@ public struct WebhookSink: NotificationSink {
         let response: HTTPClientResponse
         var text = ""
         do {
-            response = try await client.execute(request, timeout: .nanoseconds(Int64(options.timeout.seconds * 1e9)))
+            response = try await client.execute(request, timeout: Self.timeAmount(options.timeout))
             // Read the answer through, so the connection can be reused (and a refusal explained).
             var buffer = ByteBuffer()
             for try await var part in response.body {
@@ -100,5 +99,11 @@ public struct WebhookSink: NotificationSink {
         f.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
         guard let date = f.date(from: v) else { return nil }
         return .milliseconds(Int64(max(0, date.timeIntervalSinceNow) * 1000))
+    }
+
+    /// `Duration` to NIO's `TimeAmount`, through seconds as a `Double`.
+    static func timeAmount(_ d: Duration) -> TimeAmount {
+        let c = d.components
+        return .nanoseconds(Int64((Double(c.seconds) + Double(c.attoseconds) / 1e18) * 1e9))
     }
 }

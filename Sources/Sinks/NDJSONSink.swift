@@ -5,7 +5,6 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Storage
 import Synchronization
 
 /// Delivers outbox entries as NDJSON lines appended to a file (fsync'd before they count as delivered) or written

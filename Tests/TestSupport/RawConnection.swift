@@ -3,13 +3,13 @@ import Foundation
 import Glibc
 #endif
 
-/// A plain TCP connection to a loopback port for bytes no HTTP client would send: torn bodies, bad chunk sizes,
-/// slow trickles, idle sockets.
-final class RawConnection: @unchecked Sendable {
-    let fd: Int32
+/// A plain TCP connection to a loopback port, the tests' one raw client: for bytes no HTTP client would send (torn
+/// bodies, bad chunk sizes, slow trickles, idle sockets) and, through `LoopbackHTTP`, for blocking exchanges.
+public final class RawConnection: @unchecked Sendable {
+    public let fd: Int32
 
     /// - Parameter source: the loopback address to connect from (any of 127/8), as another client would.
-    init(port: Int, from source: String? = nil) throws {
+    public init(port: Int, from source: String? = nil) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw POSIXError(.EMFILE) }
         if let source {
@@ -41,24 +41,25 @@ final class RawConnection: @unchecked Sendable {
 
     /// False once the peer has closed (a write fails).
     @discardableResult
-    func send(_ bytes: [UInt8]) -> Bool {
+    public func send(_ bytes: [UInt8]) -> Bool {
         bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } == bytes.count
     }
 
-    func send(_ text: String) { send(Array(text.utf8)) }
+    public func send(_ text: String) { send(Array(text.utf8)) }
 
     /// The client is done sending (its body ends here, whatever Content-Length said).
-    func shutdownWrite() { shutdown(fd, Int32(SHUT_WR)) }
+    public func shutdownWrite() { shutdown(fd, Int32(SHUT_WR)) }
 
     /// Everything the server sends until it closes the connection or `timeout` passes; `closed` says which.
     /// Waits on a thread of its own: blocking the concurrency pool would starve the server under test.
-    func receive(timeout: Duration) async -> (text: String, closed: Bool) {
+    public func receive(timeout: Duration) async -> (text: String, closed: Bool) {
         await withCheckedContinuation { done in
             DispatchQueue.global().async { done.resume(returning: self.receiveBlocking(timeout: timeout)) }
         }
     }
 
-    private func receiveBlocking(timeout: Duration) -> (text: String, closed: Bool) {
+    /// `receive` on the calling thread, for callers that are not async.
+    public func receiveBlocking(timeout: Duration) -> (text: String, closed: Bool) {
         var out: [UInt8] = []
         let deadline = ContinuousClock.now + timeout
         var buffer = [UInt8](repeating: 0, count: 65536)
@@ -75,12 +76,12 @@ final class RawConnection: @unchecked Sendable {
     }
 
     /// Whether the server has closed the connection, waiting up to `timeout` for it.
-    func isClosed(within timeout: Duration) async -> Bool { await receive(timeout: timeout).closed }
+    public func isClosed(within timeout: Duration) async -> Bool { await receive(timeout: timeout).closed }
 }
 
 extension String {
     /// The status code of an HTTP/1.1 answer's first line.
-    var httpStatus: Int? {
+    public var httpStatus: Int? {
         guard hasPrefix("HTTP/1.1 ") else { return nil }
         return Int(dropFirst(9).prefix(3))
     }

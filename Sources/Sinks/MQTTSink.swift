@@ -1,5 +1,4 @@
 import MQTT
-import Storage
 import Synchronization
 
 /// Publishes notifications to an MQTT broker with QoS 1: the payload is the SPEC §4 JSON object, the topic comes

@@ -1,28 +1,30 @@
 import Foundation
-import HTTPTypes
+import Hummingbird
 import HummingbirdTesting
 import NIOCore
-import TestSupport
 
-/// The built `geotrigger serve` executable as a child process on a port the system picks, for crash tests.
-final class ServeProcess {
-    let process = Process()
-    let stderrURL: URL
-    private(set) var port = 0
+/// The built `geotrigger serve` executable as a child process, its log in a file: the one launcher of the tests that
+/// run `serve` (crashes, restarts, inputs, TLS, a scale-out deployment's instances).
+public final class ServeProcess {
+    public let process = Process()
+    public let stderrURL: URL
+    public private(set) var port = 0
 
-    static var executable: URL { BuiltBinary.geotrigger }
+    public static var executable: URL { BuiltBinary.geotrigger }
 
     /// - Parameter arguments: more `serve` arguments (further sinks, delivery options).
-    convenience init(database: String, sink: String, directory: URL, arguments: [String] = []) throws {
+    public convenience init(database: String, sink: String, directory: URL, arguments: [String] = []) throws {
         try self.init(arguments: ["--database", database, "--listen", "127.0.0.1:0", "--sink", "ndjson:\(sink)"] + arguments,
                       directory: directory)
     }
 
     /// `geotrigger serve ARGUMENTS` with no GEOTRIGGER_* variables but `environment`; `stdin` feeds its input.
-    /// With `shell`, that `/bin/sh -c` command instead (it must `exec` the server, so signals reach it).
-    init(arguments: [String], directory: URL, environment extra: [String: String] = [:], stdin: Pipe? = nil, shell: String? = nil) throws {
-        stderrURL = directory.appendingPathComponent("serve-\(UUID().uuidString).log")
-        _ = FileManager.default.createFile(atPath: stderrURL.path, contents: nil)
+    /// With `shell`, that `/bin/sh -c` command instead (it must `exec` the server, so signals reach it). The log
+    /// goes to a new file in `directory`, or is appended to `log` (a restarted instance keeps one log).
+    public init(arguments: [String], directory: URL, environment extra: [String: String] = [:], stdin: Pipe? = nil, shell: String? = nil,
+                log: URL? = nil) throws {
+        stderrURL = log ?? directory.appendingPathComponent("serve-\(UUID().uuidString).log")
+        if !FileManager.default.fileExists(atPath: stderrURL.path) { _ = FileManager.default.createFile(atPath: stderrURL.path, contents: nil) }
         if let shell {
             process.executableURL = URL(fileURLWithPath: "/bin/sh")
             process.arguments = ["-c", shell]
@@ -30,7 +32,9 @@ final class ServeProcess {
             process.executableURL = Self.executable
             process.arguments = ["serve"] + arguments
         }
-        process.standardError = try FileHandle(forWritingTo: stderrURL)
+        let handle = try FileHandle(forWritingTo: stderrURL)
+        handle.seekToEndOfFile()
+        process.standardError = handle
         process.standardOutput = FileHandle.nullDevice
         process.standardInput = stdin ?? FileHandle.nullDevice
         // Not under systemd's journal, whatever runs the tests: the log lines keep their time and level.
@@ -40,15 +44,15 @@ final class ServeProcess {
         try process.run()
     }
 
-    var log: String { (try? String(contentsOf: stderrURL, encoding: .utf8)) ?? "" }
+    public var log: String { (try? String(contentsOf: stderrURL, encoding: .utf8)) ?? "" }
 
     /// Waits for the HTTP "listening" log line and reads the port from it.
-    func waitUntilListening() async throws {
+    public func waitUntilListening() async throws {
         port = try await waitForPort(message: "listening")
     }
 
     /// The first log line whose message is `message` (`TIME LEVEL MESSAGE key=value…`), or nil.
-    func logLine(message: String) -> Substring? {
+    public func logLine(message: String) -> Substring? {
         log.split(separator: "\n").first { line in
             let parts = line.split(separator: " ", maxSplits: 2)
             return parts.count == 3 && (parts[2] == message || parts[2].hasPrefix(message + " "))
@@ -56,7 +60,7 @@ final class ServeProcess {
     }
 
     /// Waits for a log line whose message is `message` and reads its `port=` pair.
-    func waitForPort(message: String) async throws -> Int {
+    public func waitForPort(message: String) async throws -> Int {
         // Two minutes of tries: beside the whole suite on two cores a start (a recovery, a replay) has taken over
         // the 20 s this once allowed. A process that exits stops the wait at once.
         for _ in 0..<2400 {
@@ -73,21 +77,21 @@ final class ServeProcess {
         throw ServeProcessError(log: (try? String(contentsOf: stderrURL, encoding: .utf8)) ?? "")
     }
 
-    func get(_ path: String) async throws -> TestClient.Response {
+    public func get(_ path: String) async throws -> TestClient.Response {
         try await Self.send(.get, path, "", port: port)
     }
 
-    func post(_ path: String, _ body: String) async throws -> TestClient.Response {
+    public func post(_ path: String, _ body: String) async throws -> TestClient.Response {
         try await Self.send(.post, path, body, port: port)
     }
 
-    func put(_ path: String, _ body: String) async throws -> TestClient.Response {
+    public func put(_ path: String, _ body: String) async throws -> TestClient.Response {
         try await Self.send(.put, path, body, port: port)
     }
 
     /// One request on a fresh connection (static: a request in flight while the process is killed needs no
     /// reference to it).
-    static func send(_ method: HTTPRequest.Method, _ path: String, _ body: String, port: Int) async throws -> TestClient.Response {
+    public static func send(_ method: HTTPRequest.Method, _ path: String, _ body: String, port: Int) async throws -> TestClient.Response {
         // A connection the server closed before answering (under the whole suite's load, a serve process starved
         // past its header timeout closes it, as it must against slow clients) is tried again, as any HTTP client
         // would: a request that was taken is acknowledged again (ingest is idempotent). A dead server refuses the
@@ -118,7 +122,7 @@ final class ServeProcess {
     }
 
     /// Waits up to `seconds` for the process to exit by itself; false if it is still running.
-    func waitForExit(seconds: Double) async throws -> Bool {
+    public func waitForExit(seconds: Double) async throws -> Bool {
         for _ in 0..<Int(seconds * 20) {
             if !process.isRunning { return true }
             try await Task.sleep(for: .milliseconds(50))
@@ -134,19 +138,19 @@ final class ServeProcess {
         }
     }
 
-    func kill9() {
+    public func kill9() {
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
     }
 
     /// SIGTERM and the orderly shutdown's end, awaited without blocking a thread of the concurrency pool.
-    func stop() async {
+    public func stop() async {
         process.terminate()
         await process.exited()
     }
 }
 
-struct ServeProcessError: Error, CustomStringConvertible {
-    var log: String
-    var description: String { "geotrigger serve did not start:\n\(log)" }
+public struct ServeProcessError: Error, CustomStringConvertible {
+    public var log: String
+    public var description: String { "geotrigger serve did not start:\n\(log)" }
 }
