@@ -37,6 +37,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
         // Already resolved through Hummingbird; named for NIOHTTPTypes, the HTTP parts its channel pipeline carries.
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.33.0"),
+        // Already resolved through Hummingbird; named for the server tests, which build requests with HTTPTypes.
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.0.0"),
     ],
     targets: [
         // C shims: module map + header only.
@@ -294,6 +296,7 @@ let package = Package(
                 "Server", "Storage", "TriggerEngine", "Delivery", "Sinks", "Journal", "EngineLog", "Host", "Inputs", "Endpoints", "TestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Metrics", package: "swift-metrics"),
