@@ -59,26 +59,10 @@ import TriggerEngine
     @Test(arguments: [[40, 120], [86, 151, 260], [3, 111, 201, 399]])
     func restartsThatLoseAHeldTickEndAsAnUninterruptedRun(crashes: [Int]) async throws {
         let f = try HostFixture("quiet-restore")
-        let reference = try EngineHost(store: MemoryStore(), log: MemoryHostLog(),
-                                       configuration: Self.wall, sinks: HostFixture.sinks, logger: f.logger)
-        _ = try await reference.add(try JSONParser.parse(Self.requests))
-        for s in Self.seconds { try await Self.send(second: s, to: reference) }
-        #expect(await reference.feeder.feedPending())
-
-        let log = MemoryHostLog()
-        var host = try EngineHost(store: try f.store(), log: log, configuration: Self.wall, sinks: HostFixture.sinks, logger: f.logger)
-        _ = try await host.add(try JSONParser.parse(Self.requests))
-        for s in Self.seconds {
-            try await Self.send(second: s, to: host)
-            guard crashes.contains(s) else { continue }
-            // What the ticks wrote becomes durable (as the writer's fsync would make it); the held tick is lost.
-            await host.drainWrites()
-            try await log.waitDurable(through: log.nextPosition)
-            log.crash()
-            host = try EngineHost(store: try f.store(), log: log, configuration: Self.wall, sinks: HostFixture.sinks, logger: f.logger)
-            #expect(host.restored.divergent == 0)
-        }
-        #expect(await host.feeder.feedPending())
+        let (reference, host) = try await f.runWithCrashes(
+            crashes, seconds: Self.seconds, configuration: Self.wall,
+            setUp: { _ = try await $0.add(try JSONParser.parse(Self.requests)) },
+            send: { try await Self.send(second: $0, to: $1) })
         #expect(HostFixture.outbox(host) == HostFixture.outbox(reference))
         #expect(await Self.devices(host) == Self.devices(reference))
     }

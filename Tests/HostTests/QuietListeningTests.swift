@@ -60,27 +60,13 @@ import TriggerEngine
     @Test(arguments: [[50, 120], [99, 105, 141], [3, 140, 250]])
     func restartsThatLoseHeldListeningEndAsAnUninterruptedRun(crashes: [Int]) async throws {
         let f = try HostFixture("quiet-listening-restore")
-        let reference = try EngineHost(store: MemoryStore(), log: MemoryHostLog(),
-                                       configuration: Self.wall, sinks: HostFixture.sinks, logger: f.logger)
-        _ = try await reference.add(try JSONParser.parse(Self.requests))
-        try await reference.observerStarted(device: "gw", at: Self.time(0))
-        for s in Self.seconds { try await Self.send(second: s, to: reference) }
-        #expect(await reference.feeder.feedPending())
-
-        let log = MemoryHostLog()
-        var host = try EngineHost(store: try f.store(), log: log, configuration: Self.wall, sinks: HostFixture.sinks, logger: f.logger)
-        _ = try await host.add(try JSONParser.parse(Self.requests))
-        try await host.observerStarted(device: "gw", at: Self.time(0))
-        for s in Self.seconds {
-            try await Self.send(second: s, to: host)
-            guard crashes.contains(s) else { continue }
-            await host.drainWrites()
-            try await log.waitDurable(through: log.nextPosition)
-            log.crash()
-            host = try EngineHost(store: try f.store(), log: log, configuration: Self.wall, sinks: HostFixture.sinks, logger: f.logger)
-            #expect(host.restored.divergent == 0)
-        }
-        #expect(await host.feeder.feedPending())
+        let (reference, host) = try await f.runWithCrashes(
+            crashes, seconds: Self.seconds, configuration: Self.wall,
+            setUp: { host in
+                _ = try await host.add(try JSONParser.parse(Self.requests))
+                try await host.observerStarted(device: "gw", at: Self.time(0))
+            },
+            send: { try await Self.send(second: $0, to: $1) })
         #expect(HostFixture.outbox(host) == HostFixture.outbox(reference))
         #expect(await host.status(ofDevice: "gw") == reference.status(ofDevice: "gw"))
     }

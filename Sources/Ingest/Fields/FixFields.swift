@@ -4,7 +4,7 @@ import TriggerEngine
 private enum TextNumber { case empty, value(Double), invalid }
 
 /// The fix fields of one record as found, turned into a validated `LocationFix` by `makeFix`.
-struct FixFields {
+struct FixFields: PerFixField {
     var device = RawValue.absent
     var timestamp = RawValue.absent
     var latitude = RawValue.absent
@@ -13,33 +13,6 @@ struct FixFields {
     var altitude = RawValue.absent
     var speed = RawValue.absent
     var course = RawValue.absent
-
-    subscript(field: FixField) -> RawValue {
-        get {
-            switch field {
-            case .device: device
-            case .timestamp: timestamp
-            case .latitude: latitude
-            case .longitude: longitude
-            case .accuracy: accuracy
-            case .altitude: altitude
-            case .speed: speed
-            case .course: course
-            }
-        }
-        set {
-            switch field {
-            case .device: device = newValue
-            case .timestamp: timestamp = newValue
-            case .latitude: latitude = newValue
-            case .longitude: longitude = newValue
-            case .accuracy: accuracy = newValue
-            case .altitude: altitude = newValue
-            case .speed: speed = newValue
-            case .course: course = newValue
-            }
-        }
-    }
 
     func makeFix(_ rules: FixRules, defaultDevice: String?) throws(FieldProblem) -> LocationFix {
         var day = RFC3339Day()

@@ -1,5 +1,5 @@
 /// The names a format gives the fix fields, used in error reports so they name what the user wrote.
-struct FixFieldNames: Sendable {
+struct FixFieldNames: Sendable, PerFixField {
     var device, timestamp, latitude, longitude, accuracy, altitude, speed, course: String
 
     static let spec = FixFieldNames(
@@ -11,35 +11,6 @@ struct FixFieldNames: Sendable {
 /// `FlatJSONScanner.fieldIndex`'s.
 enum FixField: UInt8 {
     case device, timestamp, latitude, longitude, accuracy, altitude, speed, course
-}
-
-extension FixFieldNames {
-    subscript(field: FixField) -> String {
-        get {
-        switch field {
-        case .device: device
-        case .timestamp: timestamp
-        case .latitude: latitude
-        case .longitude: longitude
-        case .accuracy: accuracy
-        case .altitude: altitude
-        case .speed: speed
-        case .course: course
-        }
-        }
-        set {
-            switch field {
-            case .device: device = newValue
-            case .timestamp: timestamp = newValue
-            case .latitude: latitude = newValue
-            case .longitude: longitude = newValue
-            case .accuracy: accuracy = newValue
-            case .altitude: altitude = newValue
-            case .speed: speed = newValue
-            case .course: course = newValue
-            }
-        }
-    }
 }
 
 /// How a format's values are read.
