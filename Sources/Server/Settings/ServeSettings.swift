@@ -14,7 +14,7 @@ public enum ServeSettings {
         .init("regionsIdProperty", flag: "regions-id-property", .string, default: nil,
               help: "GeoJSON in the regions file: the feature property that names a feature without properties.identifier (e.g. QGIS's fid); without it, the feature's id, else an identifier derived from its geometry and name."),
         .init("journal", flag: "journal", .string, default: "DATABASE.journal",
-              help: "Directory of the journal (every accepted input, fsync'd before it is acknowledged) and its checkpoints; default: the database path with .journal appended. Or nats://HOST:PORT[,HOST:PORT…]: run as one instance of a scale-out deployment on that JetStream cluster; or kafka://HOST:PORT[,HOST:PORT…]: the same on that Kafka cluster (docs/cluster.md)."),
+              help: "Directory of the journal (every accepted input, fsync'd before it is acknowledged unless --sync says otherwise) and its checkpoints; default: the database path with .journal appended. Or nats://HOST:PORT[,HOST:PORT…]: run as one instance of a scale-out deployment on that JetStream cluster; or kafka://HOST:PORT[,HOST:PORT…]: the same on that Kafka cluster (docs/cluster.md)."),
         .init("cluster.instance", flag: "instance", .string, default: "HOSTNAME-PID",
               help: "With a nats:// or kafka:// journal: this instance's name in partition leases and the consumer group, unique in the deployment; default: the host name and process id."),
         .init("cluster.partitions", flag: "partitions", .integer, default: "12",
