@@ -26,14 +26,18 @@ import Testing
     @Test func healthzOverTLSTrustingTheCertificateAndPlainHTTPFails() async throws {
         let directory = try TestServer().directory
         let (certificate, key) = try Self.makeCertificate(in: directory)
+        // Only TLS is under test: a header timeout and a client timeout no starved run can reach (beside four busy
+        // loops the handshake and the request once took longer than the default 10 s, and the server closed it).
         let server = try ServeProcess(arguments: ["--database", directory.appendingPathComponent("g.sqlite").path, "--listen", "127.0.0.1:0",
-                                                  "--tls-certificate", certificate, "--tls-key", key], directory: directory)
+                                                  "--tls-certificate", certificate, "--tls-key", key, "--http-header-timeout", "600"],
+                                      directory: directory)
         try await server.waitUntilListening()
         #expect(server.log.contains("scheme=https"))
 
         var tls = TLSConfiguration.makeClientConfiguration()
         tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(certificate))
-        let client = TestClient(host: "127.0.0.1", port: server.port, configuration: .init(tlsConfiguration: tls, serverName: "localhost"))
+        let client = TestClient(host: "127.0.0.1", port: server.port,
+                                configuration: .init(tlsConfiguration: tls, timeout: .seconds(600), serverName: "localhost"))
         client.connect()
         let health = try await client.execute(.init("/healthz", method: .get))
         try? await client.shutdown()
