@@ -37,10 +37,8 @@ extension EngineHost {
         let bytesAtStart = writer.bytesWritten.load(ordering: .relaxed)
         let log = self.log
         // A checkpoint must never cover a record a crash could still take back.
-        try await writer.written(through: position)
         // Not an interval later (`JournalSync`): a checkpoint, like a shutdown, makes the journal durable now.
-        await Task.detached { log.syncEverything() }.value
-        try await log.waitDurable(through: position)
+        try await writer.waitDurable(through: position, .syncedNow)
         try await Task.detached { () throws -> Void in try log.saveCheckpoint(body, position: position) }.value
         checkpointPositions.insert(position, at: 0)
         changesSinceCheckpointCount -= min(changes, changesSinceCheckpointCount)

@@ -209,7 +209,7 @@ public actor EngineHost {
                 self.assumeIsolated { host in
                     let evaluated: (end: UInt64, rejected: [(line: Int, reason: FixRejection)])
                     do throws(HostError) { evaluated = try host.evaluate(input, lines: lines) } catch { return c.resume(returning: .failure(error)) }
-                    host.whenDurable(evaluated.end) { failure in
+                    host.whenAcknowledgeable(evaluated.end) { failure in
                         c.resume(returning: failure.map { .failure($0) } ?? .success(evaluated.rejected))
                     }
                 }
@@ -323,31 +323,26 @@ public actor EngineHost {
         return position + 1
     }
 
-    /// Writes the record and returns once it is durable. The wait runs off the actor (`durable`), so the next
-    /// batch is evaluated and written while this one's fsync runs, and no answer waits for the actor.
+    /// Writes the record and returns once it may be acknowledged. The wait runs off the actor, so the next batch
+    /// is evaluated and written while this one's fsync runs, and no answer waits for the actor.
     private func commit(_ input: HostInput, _ outcome: HostState.Outcome) async throws(HostError) {
-        try await durable(write(input, outcome))
-    }
-
-    /// Waits until the journal is durable through `end`, off the actor; a failure refuses further changes.
-    nonisolated func durable(_ end: UInt64) async throws(HostError) {
-        let failure = await withCheckedContinuation { c in whenDurable(end) { c.resume(returning: $0) } }
+        let end = write(input, outcome)
+        let failure = await withCheckedContinuation { c in whenAcknowledgeable(end) { c.resume(returning: $0) } }
         if let failure { throw failure }
     }
 
-    /// Calls `done` once the journal is durable through `end` (nil), or with the error to answer; a failure to make
-    /// it durable refuses further changes (the journal refuses them already: the host's own flag follows).
-    nonisolated func whenDurable(_ end: UInt64, _ done: @escaping @Sendable (HostError?) -> Void) {
+    /// Calls `done` once the journal lets the records before `end` be acknowledged (nil), or with the error to
+    /// answer, from the thread that decided it. A journal that cannot make them durable refuses further changes (it
+    /// refuses them already: the host's own flag follows); a failed write has set the writer's.
+    private nonisolated func whenAcknowledgeable(_ end: UInt64, _ done: @escaping @Sendable (HostError?) -> Void) {
         let started = ContinuousClock.now
-        writer.whenDurable(through: end) { durability in
-            switch durability {
-            case .durable:
+        writer.whenDurable(through: end, .acknowledgeable) { result in
+            switch result {
+            case .success:
                 self.metrics.durable.record(duration: ContinuousClock.now - started)
                 done(nil)
-            case .notWritten(let failure):
-                done(.unavailable("the change could not be stored: \(failure)"))
-            case .notDurable(let error):
-                Task { await self.fail("the journal could not be made durable: \(error)") }
+            case .failure(let error):
+                if self.writer.failure == nil { Task { await self.fail("the journal could not be made durable: \(error)") } }
                 done(.unavailable("the change could not be made durable: \(error)"))
             }
         }
@@ -357,9 +352,7 @@ public actor EngineHost {
     /// reach the journal before it is closed, and a sync interval's pending fsync is not waited for (the outbox
     /// and the final checkpoint then find everything durable).
     public func drainWrites() async {
-        try? await writer.written(through: nextPosition)
-        let log = self.log
-        await Task.detached { log.syncEverything() }.value
+        try? await writer.waitDurable(through: nextPosition, .syncedNow)
     }
 
     private func fail(_ reason: String) {

@@ -32,18 +32,8 @@ public final class FileHostLog: HostLog {
 
     public func syncWritten() { journal.syncNow() }
 
-    public func syncEverything() { journal.syncNow(waitingForInterval: false) }
-
-    public func waitDurable(through position: UInt64) async throws(JournalError) { try await journal.waitDurable(through: position) }
-
-    /// The host answers its clients through this: with `JournalSync.interval` once written, else once durable.
-    public func whenDurable(through position: UInt64, _ done: @escaping @Sendable (JournalError?) -> Void) {
-        journal.whenAcknowledgeable(through: position) { result in
-            switch result {
-            case .success: done(nil)
-            case .failure(let error): done(error)
-            }
-        }
+    public func whenDurable(through position: UInt64, _ level: Durability, _ done: @escaping @Sendable (Result<Void, JournalError>) -> Void) {
+        journal.whenDurable(through: position, level, done)
     }
 
     public func forEachRecord(from position: UInt64, _ body: (UInt64, JournalRecord) throws -> Void) throws {

@@ -2,8 +2,9 @@ import Journal
 
 /// Where the host keeps what must survive: the journal of inputs (with the notifications they fired) and the
 /// checkpoints of engine state. One small protocol, so the host's tests run on memory (`MemoryHostLog`) and the
-/// service on files (`FileHostLog`), and a partitioned log can implement it later.
-public protocol HostLog: Sendable {
+/// service on files (`FileHostLog`), and a partitioned log can implement it later. Waiting for what was written
+/// to become durable is `DurableWaiting`'s one method.
+public protocol HostLog: DurableWaiting {
     /// The position the next record gets.
     var nextPosition: UInt64 { get }
     /// Writes records after everything written before, in call order; not yet durable.
@@ -14,13 +15,6 @@ public protocol HostLog: Sendable {
     /// Makes what was written durable on the calling thread (or leaves it to a sync already running, or to a
     /// sync interval's timer).
     func syncWritten()
-    /// Makes what was written durable before returning, whatever the sync policy: a shutdown's.
-    func syncEverything()
-    /// Returns once every record before `position` is durable. Concurrent waiters share the work.
-    func waitDurable(through position: UInt64) async throws(JournalError)
-    /// Calls `done` once every record before `position` is durable (nil) or with why not; a position not yet
-    /// written waits for the write that reaches it.
-    func whenDurable(through position: UInt64, _ done: @escaping @Sendable (JournalError?) -> Void)
     /// Calls `body` with each durable record from `position` on, in order; damage throws.
     func forEachRecord(from position: UInt64, _ body: (UInt64, JournalRecord) throws -> Void) throws
     /// Stores a checkpoint of the state after every record before `position`.
@@ -46,19 +40,4 @@ extension HostLog {
     }
 
     public func syncWritten() {}
-
-    public func syncEverything() { syncWritten() }
-
-    /// Through a task that waits (`waitDurable`); a log that can call back from where durability is decided
-    /// overrides it.
-    public func whenDurable(through position: UInt64, _ done: @escaping @Sendable (JournalError?) -> Void) {
-        Task {
-            do throws(JournalError) {
-                try await waitDurable(through: position)
-                done(nil)
-            } catch {
-                done(error)
-            }
-        }
-    }
 }

@@ -27,8 +27,10 @@ public final class MemoryHostLog: HostLog {
         }
     }
 
-    public func waitDurable(through position: UInt64) async throws(JournalError) {
+    /// Memory is "durable" as soon as asked, at every level: what a crash keeps is what was asked for.
+    public func whenDurable(through position: UInt64, _ level: Durability, _ done: @escaping @Sendable (Result<Void, JournalError>) -> Void) {
         state.withLock { s in s.durable = max(s.durable, min(position, s.first + UInt64(s.records.count))) }
+        done(.success(()))
     }
 
     public func forEachRecord(from position: UInt64, _ body: (UInt64, JournalRecord) throws -> Void) throws {

@@ -73,7 +73,7 @@ public final class OutboxFeeder: Service, Sendable {
                 try await withTaskCancellationHandler {
                     try await log.waitDurable(through: last + 1)
                 } onCancel: {
-                    Task.detached { log.syncEverything() }
+                    log.whenDurable(through: last + 1, .syncedNow) { _ in }
                 }
             } catch {
                 logger.error("outbox feed stopped: the journal failed", metadata: ["error": "\(error)"])

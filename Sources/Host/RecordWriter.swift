@@ -20,10 +20,10 @@ import TriggerEngine
 /// 0.96–1.20 ms, serve/replay 0.45 on average against 0.43.
 ///
 /// The host gives each record its position when it hands it over (positions count records, one per input), so it
-/// can answer a batch once `written(through:)` and the log's `waitDurable(through:)` both returned. After a failed
+/// can answer a batch once its record is written and the log says it is durable (`whenDurable`). After a failed
 /// write nothing more is written (a later record would take the failed one's position), and every waiter, present
 /// and future, is told why.
-final class RecordWriter: Sendable {
+final class RecordWriter: DurableWaiting {
     private struct State {
         /// Every record before this position is in the log.
         var written: UInt64
@@ -147,31 +147,15 @@ final class RecordWriter: Sendable {
         if let now { done(now) }
     }
 
-    /// Returns once every record before `position` is in the log (not yet durable); throws why when a write failed.
-    func written(through position: UInt64) async throws(HostError) {
-        let failure: String? = await withCheckedContinuation { c in
-            whenWritten(through: position) { c.resume(returning: $0) }
-        }
-        if let failure { throw .unavailable("the change could not be stored: \(failure)") }
-    }
-
-    /// How waiting for a record to be durable ended.
-    enum Durability: Sendable {
-        case durable
-        /// A journal write failed (`failure`): the record is not in the log.
-        case notWritten(String)
-        /// The log could not make it durable.
-        case notDurable(JournalError)
-    }
-
-    /// Calls `done` once every record before `position` is durable, or with why not: from the thread that decided
-    /// it (the write's, or the fsync's). Waiting for the write and then for the fsync took a hop to the cooperative
-    /// pool between them.
-    func whenDurable(through position: UInt64, _ done: @escaping @Sendable (Durability) -> Void) {
+    /// `DurableWaiting` for the host: first this writer's write of `position`, then the log's wait, answered from
+    /// the thread that decided it (the write's, or the fsync's). A failed write answers `poisoned` with its reason:
+    /// nothing after it is written. Waiting for the write and then for the fsync in two tasks took a hop to the
+    /// cooperative pool between them.
+    func whenDurable(through position: UInt64, _ level: Durability, _ done: @escaping @Sendable (Result<Void, JournalError>) -> Void) {
         let log = self.log
         whenWritten(through: position) { failure in
-            if let failure { return done(.notWritten(failure)) }
-            log.whenDurable(through: position) { error in done(error.map(Durability.notDurable) ?? .durable) }
+            if let failure { return done(.failure(.poisoned(reason: "a journal write failed: \(failure)"))) }
+            log.whenDurable(through: position, level, done)
         }
     }
 }

@@ -8,9 +8,9 @@ import Glibc
 #endif
 
 /// Writing, group commit and rotation: the path every acknowledged record takes.
-extension Journal {
+extension Journal: DurableWaiting {
     /// Writes `records` after everything written before, and returns their positions. They are in the file (the
-    /// page cache) but not yet durable: acknowledge nothing before `waitDurable(through: range.upperBound)`.
+    /// page cache) but not yet durable: acknowledge nothing before `whenDurable(through: range.upperBound, …)` answers.
     /// A failed write is cut back (nothing half-written stays) and throws.
     ///
     /// With `startingSync` false the write leaves its fsync to the caller's `syncNow()` (or to a waiter): a single
@@ -152,19 +152,26 @@ extension Journal {
         return written
     }
 
-    /// Returns once every record before `position` is durable (fsync'd). Waiters that arrive while an fsync runs
-    /// share the next one. A failed fsync poisons the journal: this and every later call throws.
-    public func waitDurable(through position: UInt64) async throws(JournalError) {
-        let result: Result<Void, JournalError> = await withCheckedContinuation { c in
-            whenDurable(through: position) { c.resume(returning: $0) }
+    /// The journal's side of `DurableWaiting`: `synced` waits for the fsync that covers `position` (waiters that
+    /// arrive while one runs share the next); `acknowledgeable` is `synced` unless a sync interval lets a written
+    /// record be answered at once; `syncedNow` also runs a pending timed fsync now. Answered on the fsync's thread,
+    /// or at once on the caller's. A failed fsync poisons the journal: this and every later call fails.
+    public func whenDurable(through position: UInt64, _ level: Durability, _ done: @escaping @Sendable (Result<Void, JournalError>) -> Void) {
+        if interval != nil {
+            switch level {
+            case .acknowledgeable:
+                let written = state.withLock { s -> Result<Void, JournalError>? in
+                    if let poison = s.poison { return .failure(.poisoned(reason: poison)) }
+                    return position <= s.nextPosition ? .success(()) : nil
+                }
+                if let written { return done(written) }
+            case .syncedNow:
+                // Not on `syncQueue`: `syncNow` may wait on it for a pending timed run.
+                if position <= nextPosition { DispatchQueue.global().async { self.syncNow(waitingForInterval: false) } }
+            case .synced:
+                break
+            }
         }
-        try result.get()
-    }
-
-    /// Calls `done` once every record before `position` is durable, or with why not: on the fsync's thread, or at
-    /// once on the caller's. A position not yet written waits for the write that reaches it (which starts its
-    /// fsync). For a caller that hands the result on without a task of its own (one thread hand-off fewer).
-    public func whenDurable(through position: UInt64, _ done: @escaping @Sendable (Result<Void, JournalError>) -> Void) {
         enum Next { case now(Result<Void, JournalError>), flush, wait }
         let next = state.withLock { s -> Next in
             if let poison = s.poison { return .now(.failure(.poisoned(reason: poison))) }
@@ -179,25 +186,6 @@ extension Journal {
         case .flush: startFlush()
         case .wait: break
         }
-    }
-
-    /// Calls `done` once the records before `position` may be acknowledged: when durable (`always`), or with a sync
-    /// interval as soon as they are written (the timed fsync follows). The host answers its clients through this.
-    public func whenAcknowledgeable(through position: UInt64, _ done: @escaping @Sendable (Result<Void, JournalError>) -> Void) {
-        guard interval != nil else { return whenDurable(through: position, done) }
-        let written = state.withLock { s -> Result<Void, JournalError>? in
-            if let poison = s.poison { return .failure(.poisoned(reason: poison)) }
-            return position <= s.nextPosition ? .success(()) : nil
-        }
-        if let written { done(written) } else { whenDurable(through: position, done) }
-    }
-
-    /// Appends `records` in order and returns their positions once they are durable: `write` then `waitDurable`.
-    @discardableResult
-    public func append(_ records: [JournalRecord]) async throws(JournalError) -> Range<UInt64> {
-        let range = try write(records)
-        try await waitDurable(through: range.upperBound)
-        return range
     }
 
     /// How `flushLoop` was started: by `startFlush` (its interval, if any, has passed), by `syncNow` on the caller's

@@ -99,7 +99,9 @@ import TriggerEngine
             if n >= failAt { throw .io(operation: "write", path: "memory", reason: "No space left on device") }
             return try inner.write(records)
         }
-        func waitDurable(through position: UInt64) async throws(JournalError) { try await inner.waitDurable(through: position) }
+        func whenDurable(through position: UInt64, _ level: Durability, _ done: @escaping @Sendable (Result<Void, JournalError>) -> Void) {
+            inner.whenDurable(through: position, level, done)
+        }
         func forEachRecord(from position: UInt64, _ body: (UInt64, JournalRecord) throws -> Void) throws {
             try inner.forEachRecord(from: position, body)
         }

@@ -20,7 +20,7 @@ import Testing
     }
 
     static func acknowledged(_ journal: Journal, through position: UInt64) async -> Result<Void, JournalError> {
-        await withCheckedContinuation { c in journal.whenAcknowledgeable(through: position) { c.resume(returning: $0) } }
+        await withCheckedContinuation { c in journal.whenDurable(through: position, .acknowledgeable) { c.resume(returning: $0) } }
     }
 
     @Test func parsesTheSettingsValues() {

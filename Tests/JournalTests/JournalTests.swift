@@ -83,7 +83,7 @@ import Testing
         #expect(journal.statistics.fsyncs >= 1)
 
         let answered = Mutex<[Result<Void, JournalError>]>([])
-        journal.whenDurable(through: 4) { r in answered.withLock { $0.append(r) } }
+        journal.whenDurable(through: 4, .synced) { r in answered.withLock { $0.append(r) } }
         try await Task.sleep(for: .milliseconds(50))
         #expect(answered.withLock { $0.isEmpty }, "answered before record 3 was written")
         try journal.write([Self.record(2)])
@@ -105,7 +105,7 @@ import Testing
         try journal.write([Self.record(0)], startingSync: false)
         try journal.write([Self.record(1)], startingSync: false)
         let answered = Mutex<[Bool]>([])
-        journal.whenDurable(through: 2) { r in
+        journal.whenDurable(through: 2, .synced) { r in
             if case .success = r { answered.withLock { $0.append(true) } } else { answered.withLock { $0.append(false) } }
         }
         // A waiter for written records starts an fsync itself; let it finish, then check the deferred path alone.
