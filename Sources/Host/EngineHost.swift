@@ -116,66 +116,6 @@ public actor EngineHost {
     /// Refuses every later fix and sighting batch; batches already running finish and become durable first.
     public func closeIntake() { intakeOpen = false }
 
-    // MARK: Requests
-
-    public typealias AddResult = RequestAddResult
-
-    /// Adds or replaces requests given as JSON (one object, an array, or GeoJSON Features), all or none: every request is decoded and
-    /// checked before the first is added. Should the engine still refuse one, the ones before it are kept.
-    /// Decoding and checking happen before the actor is entered: a large body (tens of thousands of GeoJSON
-    /// features) must not hold up fixes and sightings while it is read.
-    public nonisolated func add(_ json: JSONValue, geoJSON options: GeoJSONOptions = GeoJSONOptions()) async throws(HostError)
-        -> [(identifier: String, result: AddResult)] {
-        try await add(converted: Self.converted(json, geoJSON: options))
-    }
-
-    /// `add(_:geoJSON:)` for a body already read by `converted(_:geoJSON:)` (whose defaults a response reports).
-    public nonisolated func add(converted: GeoJSONConversion) async throws(HostError) -> [(identifier: String, result: AddResult)] {
-        let requests: [NotificationRequest]
-        do {
-            requests = try RequestDecoder().requests(of: converted)
-            for r in requests { try RequestDecoder.checkNotificationSize(r) }
-        } catch { throw .invalidRequest(error) }
-        return try await add(decoded: requests, json: converted.json, text: converted.json.jsonText)
-    }
-
-    /// A body read once: GeoJSON converted to the SPEC §1 form and decoded (errors naming its features).
-    public nonisolated static func converted(_ json: JSONValue, geoJSON options: GeoJSONOptions = GeoJSONOptions()) throws(HostError)
-        -> GeoJSONConversion {
-        do { return try RequestDecoder().convertGeoJSON(json, options: options) } catch { throw .invalidRequest(error) }
-    }
-
-    private func add(decoded requests: [NotificationRequest], json: JSONValue, text: String) async throws(HostError)
-        -> [(identifier: String, result: AddResult)] {
-        try checkHealthy()
-        let outcome = state.applyRequests(requests, json: json)
-        try await commit(.requests(json: text), outcome)
-        if let e = outcome.requestError { throw .invalidRequest(e) }
-        return outcome.added
-    }
-
-    /// GeoJSON bodies in the SPEC §1 form they stand for.
-    public nonisolated static func specForm(_ json: JSONValue, geoJSON options: GeoJSONOptions = GeoJSONOptions()) throws(HostError) -> JSONValue {
-        try converted(json, geoJSON: options).json
-    }
-
-    /// Removes the given requests; returns those that were pending.
-    public func remove(_ identifiers: [String]) async throws(HostError) -> [String] {
-        try checkHealthy()
-        let input = HostInput.remove(identifiers: identifiers)
-        let outcome = state.apply(input)
-        try await commit(input, outcome)
-        return outcome.removed
-    }
-
-    /// Removes every pending request (delivered records stay); returns their identifiers.
-    public func removeAll() async throws(HostError) -> [String] {
-        try checkHealthy()
-        let outcome = state.apply(.removeAll)
-        try await commit(.removeAll, outcome)
-        return outcome.removed
-    }
-
     // MARK: Fixes and sightings
 
     /// Evaluates one batch of fixes; returns the rejected ones by line, once the batch is durable.
@@ -232,83 +172,11 @@ public actor EngineHost {
         return (end, outcome.rejected.map { (lines[$0.index], $0.reason) })
     }
 
-    // MARK: Clock and observers
-
-    /// Moves the clock (wall-clock mode), firing the deadlines of silent devices it passes. Journaled like any
-    /// input (a restart must move the clock the same way), not waited for: nobody is answered, and the outbox
-    /// takes its notifications only once durable.
-    ///
-    /// A tick that changed nothing but the clock is held instead: written just before the next record (a fix is
-    /// evaluated at the clock it saw), or dropped when a later tick is written or a checkpoint holds the clock.
-    /// An idle service then writes nothing. A crash loses at most the held tick, which is no loss: the next
-    /// tick moves the clock past it and changes what it would have changed after it.
-    public func advance(to time: Timestamp) throws(HostError) {
-        guard failureReason == nil, time > engine.now else { return }
-        let input = HostInput.clock(time)
-        let outcome = state.apply(input)
-        if outcome.clockOnly, outcome.fired.isEmpty {
-            heldTick = time
-            metrics.ticksHeld.increment()
-            return
-        }
-        heldTick = nil
-        _ = write(input, outcome)
-    }
-
-    /// Journals the held tick, if any: ahead of the record about to be written, and at an orderly shutdown
-    /// (before `drainWrites`), so the journal ends at the clock the service stopped at.
-    public func writeHeldTick() {
-        if !heldListening.isEmpty {
-            for (device, time) in heldListening.sorted(by: { $0.key < $1.key }) {
-                writer.submit(position: nextPosition, input: .observerListening(device: device, at: time), fired: [])
-                nextPosition += 1
-            }
-            heldListening.removeAll()
-        }
-        guard let time = heldTick else { return }
-        heldTick = nil
-        writer.submit(position: nextPosition, input: .clock(time), fired: [])
-        nextPosition += 1
-    }
-
-    /// A scanner listening as observer `device` heard nothing up to `time`: its beacon deadlines up to then are
-    /// settled (exits fire on time, not an allowed lateness later).
-    ///
-    /// A gateway that hears no beacon sends one of these a second. One that can change nothing is held like an
-    /// idle clock tick (not journaled until the next record, `writeHeldTick`), so a quiet gateway writes nothing:
-    /// on the wall clock (on event time it moves the clock), without device retention (it would move the
-    /// observer's last activity, which expiry reads), for an observer with no pending dwell or beacon exit, and
-    /// when it fired nothing. Such a tick then only moves the observer's own listening time, which commutes with
-    /// the held clock tick and with other observers' ticks, and a later one supersedes it; a crash that loses it
-    /// loses nothing, since the scanner's next tick after the restart moves the same time further.
-    public func observerListening(device: String, at time: Timestamp) async throws(HostError) {
-        try checkHealthy()
-        let input = HostInput.observerListening(device: device, at: time)
-        let configuration = engine.configuration
-        let quiet = configuration.clock == .external && configuration.idleDeviceExpiry == nil
-            && engine.nextDeadline(ofDevice: device) == nil
-        let outcome = state.apply(input)
-        if quiet, outcome.fired.isEmpty, engine.nextDeadline(ofDevice: device) == nil {
-            heldListening[device] = time
-            metrics.ticksHeld.increment()
-            return
-        }
-        heldListening[device] = nil
-        try await commit(input, outcome)
-    }
-
-    /// A scanner started listening as observer `device` at `time` (`serve --bluetooth`).
-    public func observerStarted(device: String, at time: Timestamp) async throws(HostError) {
-        try checkHealthy()
-        let input = HostInput.observerStarted(device: device, at: time)
-        try await commit(input, state.apply(input))
-    }
-
     // MARK: Journal
 
     /// Hands the record to the writer (which queues the notifications once it is written), updates the listing;
     /// returns the position after it. Failures of the write reach whoever waits for it (`durable`).
-    private func write(_ input: HostInput, _ outcome: HostState.Outcome) -> UInt64 {
+    func write(_ input: HostInput, _ outcome: HostState.Outcome) -> UInt64 {
         writeHeldTick()
         let position = nextPosition
         nextPosition += 1
@@ -325,7 +193,7 @@ public actor EngineHost {
 
     /// Writes the record and returns once it may be acknowledged. The wait runs off the actor, so the next batch
     /// is evaluated and written while this one's fsync runs, and no answer waits for the actor.
-    private func commit(_ input: HostInput, _ outcome: HostState.Outcome) async throws(HostError) {
+    func commit(_ input: HostInput, _ outcome: HostState.Outcome) async throws(HostError) {
         let end = write(input, outcome)
         let failure = await withCheckedContinuation { c in whenAcknowledgeable(end) { c.resume(returning: $0) } }
         if let failure { throw failure }
@@ -386,7 +254,7 @@ public actor EngineHost {
 
     // MARK: Internals
 
-    private func checkHealthy() throws(HostError) {
+    func checkHealthy() throws(HostError) {
         if let reason = failureReason { throw .unavailable("changes are refused until a restart: \(reason)") }
     }
 

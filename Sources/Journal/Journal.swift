@@ -13,7 +13,7 @@ import Glibc
 ///
 /// Writing and waiting are separate, so a host can keep its order and still share fsyncs: `write` puts records in
 /// the file at once, in the order of the calls (the host calls it while it holds its own lock or actor), and
-/// `waitDurable(through:)` returns once an fsync has covered them. One fsync runs at a time, off the caller's
+/// `whenDurable(through:_:_:)` answers once an fsync has covered them. One fsync runs at a time, off the caller's
 /// thread; every write that lands meanwhile rides on the next one (group commit), so many concurrent requests cost
 /// one fsync, not one each. A write starts the fsync itself when none runs, instead of the first waiter: the
 /// waiter usually arrives a thread hand-off later (measured on `serve`: 0.72 ms from written to durable per batch
@@ -176,98 +176,20 @@ public final class Journal: Sendable {
         }
         raise(configuration.knownEnd, configuration.knownEndSource)
 
-        var records: UInt64 = 0
-        /// Why the next segment may start after `next` (damage cut the one before short).
-        var gapReason: String?
-        var next: UInt64 = found.first?.firstPosition ?? 0
+        var o = Opening(found: found, next: found.first?.firstPosition ?? 0, report: report, skippedNow: skippedNow)
         // Segments before the mark's first position were dropped on purpose; a journal that starts after it lost
         // its oldest records.
-        if let marked, marked.first < next {
-            next = marked.first
-            gapReason = "missing: the journal starts at record \(found.first?.firstPosition ?? 0), but \(directory)/\(AcknowledgedMark.name) says it holds records from \(marked.first) on (a segment is missing)"
+        if let marked, marked.first < o.next {
+            o.gapReason = "missing: the journal starts at record \(o.next), but \(directory)/\(AcknowledgedMark.name) says it holds records from \(marked.first) on (a segment is missing)"
+            o.next = marked.first
         }
-        var lastSize = Int64(JournalSegment.headerSize)
-        var lastPreallocated = false
-        /// The bytes of the last segment's last, partly written block (a reopened preallocated segment's direct tail).
-        var lastBlock: ArraySlice<UInt8> = []
-        var lastFileSize = Int64(0)
-        var k = 0
-        while k < found.count {
-            let segment = found[k]
-            let isLast = k == found.count - 1
-            if segment.firstPosition < next {
-                let reason = "starts at record \(segment.firstPosition), inside the segment before it (which ends at record \(next))"
-                guard recover else { throw .damaged(path: segment.path, offset: 0, reason: reason) }
-                report.skipped += try Self.moveAside([segment.path], because: reason, logger: logger)
-                found.remove(at: k)
-                continue
-            }
-            if segment.firstPosition > next {
-                let gap = next..<segment.firstPosition
-                if !SkippedRange.cover(known + skippedNow, gap) {
-                    let reason = gapReason ?? "missing: \(segment.path) starts at record \(segment.firstPosition), expected \(next) (a segment is missing)"
-                    guard recover else { throw .damaged(path: segment.path, offset: 0, reason: reason) }
-                    skippedNow.append(SkippedRange(records: gap, reason: reason))
-                }
-                next = segment.firstPosition
-            }
-            gapReason = nil
-            let bytes = try JournalSystem.readAll(segment.path)
-            let scan = JournalSegment.scan(bytes, firstPosition: segment.firstPosition)
-            next = segment.firstPosition + UInt64(scan.records.count)
-            records += UInt64(scan.records.count)
-            lastSize = Int64(scan.validEnd)
-            lastPreallocated = scan.preallocated
-            if isLast {
-                let end = min(scan.validEnd, bytes.count)  // a file shorter than a header has no valid bytes
-                lastBlock = bytes[(end / DirectTail.alignment * DirectTail.alignment)..<end]
-                lastFileSize = Int64(bytes.count)
-            }
-            if let problem = scan.problem {
-                if isLast, problem.offset == 0, next >= evidence.position, Self.isCutShortHeader(bytes, first: segment.firstPosition) {
-                    // A rotation cut short by the crash: the new file exists, its header was not (wholly) written,
-                    // and it cannot hold a record. Its header is written again; nothing is lost.
-                    try Self.writeFile(segment.path, JournalSegment.header(segment.firstPosition))
-                    lastSize = Int64(JournalSegment.headerSize)
-                    report.tornTail = (segment.path, 0, Int64(bytes.count), "a new segment's header cut short (\(bytes.count) bytes)")
-                    logger.warning("journal: a segment created just before the crash had no header; written again", metadata: [
-                        "file": "\(segment.path)", "bytes": "\(bytes.count)"])
-                } else if problem.tornTail && isLast && problem.offset >= JournalSegment.headerSize && next >= evidence.position {
-                    // Past everything durable names, and what a write cut short leaves: never acknowledged. In a
-                    // preallocated segment the torn bytes are zeroed where they are, so the blocks after them stay
-                    // allocated; elsewhere the file is cut.
-                    let torn = Int64((scan.preallocated ? scan.dataEnd : bytes.count) - problem.offset)
-                    if scan.preallocated {
-                        try Self.zero(segment.path, from: Int64(problem.offset), count: Int(torn))
-                    } else {
-                        try Self.truncate(segment.path, to: Int64(problem.offset))
-                    }
-                    report.tornTail = (segment.path, Int64(problem.offset), torn, problem.reason)
-                    logger.warning("journal: torn tail cut off", metadata: [
-                        "file": "\(segment.path)", "offset": "\(problem.offset)", "bytes": "\(torn)",
-                        "reason": "\(problem.reason)"])
-                } else {
-                    var reason = "record \(next): \(problem.reason)"
-                    if isLast, problem.tornTail, next < evidence.position {
-                        reason += " (not a torn tail: \(evidence.source) names record \(evidence.position - 1))"
-                    }
-                    guard recover else { throw .damaged(path: segment.path, offset: Int64(problem.offset), reason: reason) }
-                    // Keep what comes before the damage; the rest of this file goes aside, the later files stay.
-                    let aside = segment.path + ".damaged-\(problem.offset)"
-                    try Self.writeFile(aside, Array(bytes[min(problem.offset, bytes.count)...]))
-                    try Self.truncate(segment.path, to: Int64(max(problem.offset, JournalSegment.headerSize)))
-                    if problem.offset < JournalSegment.headerSize { try Self.writeFile(segment.path, JournalSegment.header(segment.firstPosition)) }
-                    lastSize = Int64(max(problem.offset, JournalSegment.headerSize))
-                    lastPreallocated = false
-                    let what = "\(segment.path) from byte \(problem.offset) (\(reason)) moved to \(aside)"
-                    report.skipped.append(what)
-                    gapReason = "unreadable: \(what)"
-                    logger.critical("journal: damage skipped (--recover)", metadata: [
-                        "file": "\(segment.path)", "offset": "\(problem.offset)", "reason": "\(reason)", "moved": "\(aside)"])
-                }
-            }
-            k += 1
-        }
+        try Self.readSegments(&o, known: known, evidence: evidence, recover: recover, logger: logger)
+        found = o.found
+        report = o.report
+        skippedNow = o.skippedNow
+        var next = o.next
+        let gapReason = o.gapReason, records = o.records, lastSize = o.lastSize, lastPreallocated = o.lastPreallocated
+        let lastBlock = o.lastBlock, lastFileSize = o.lastFileSize
         var startNewSegment = found.isEmpty
         if next < evidence.position {
             let missing = next..<evidence.position
