@@ -4,6 +4,7 @@ import Sinks
 import Storage
 import Synchronization
 import Testing
+import TestSupport
 
 @testable import Delivery
 
@@ -49,10 +50,7 @@ import Testing
         let run = Task { try await dispatcher.run() }
         // Alone this takes well under a second; beside the whole suite on two cores, over 60 s was once seen (a
         // CI failure). The wait is bounded by the work: the assertions below say whether it was done right.
-        let deadline = ContinuousClock.now + .seconds(600)
-        while ContinuousClock.now < deadline, outbox.depth(of: "picky") > 0 {
-            try await Task.sleep(for: .milliseconds(10))
-        }
+        _ = await eventually(every: .milliseconds(10)) { outbox.depth(of: "picky") == 0 }
         run.cancel()
         _ = await run.result
     }

@@ -4,6 +4,7 @@ import Sinks
 import Storage
 import Synchronization
 import Testing
+import TestSupport
 
 @testable import Delivery
 
@@ -57,11 +58,7 @@ import Testing
         @discardableResult
         func awaitDelivered(_ count: Int) async throws -> ContinuousClock.Instant {
             // Long: beside the whole suite, synchronous tests can hold the cooperative pool's threads for many seconds.
-            let deadline = ContinuousClock.now + .seconds(240)
-            while sink.delivered < count {
-                guard ContinuousClock.now < deadline else { break }
-                try await Task.sleep(for: .milliseconds(2))
-            }
+            _ = await eventually(every: .milliseconds(2)) { sink.delivered >= count }
             #expect(sink.delivered >= count, "only \(sink.delivered) of \(count) entries were delivered")
             return .now
         }

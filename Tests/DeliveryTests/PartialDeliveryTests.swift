@@ -86,10 +86,7 @@ import TriggerEngine
         // Bound by the work (every entry settled), not by a clock a loaded machine can miss: with four busy loops
         // beside the whole suite, the dispatcher's 5–20 ms retries once took over 90 s to settle 120 entries. The
         // deadline only ends a hang.
-        let deadline = ContinuousClock.now + .seconds(600)
-        while ContinuousClock.now < deadline, outbox.depth(of: "picky") > 0 {
-            try await Task.sleep(for: .milliseconds(20))
-        }
+        _ = await eventually(every: .milliseconds(20)) { outbox.depth(of: "picky") == 0 }
         run.cancel()
         _ = await run.result
 

@@ -6,6 +6,7 @@ import EngineLog
 import Journal
 @testable import Storage
 import Testing
+import TestSupport
 import TriggerEngine
 
 /// Checkpoints: a restart starts from the newest and replays only what follows; covered segments go; a damaged
@@ -42,10 +43,7 @@ import TriggerEngine
             try await Self.feed(host, devices: (b * 10)..<(b * 10 + 10), second: b * 100)
             if b % 4 == 3 {
                 // The scheduler looks every half second: wait until it has taken what is due.
-                let deadline = ContinuousClock.now + .seconds(10)
-                while await host.inputsSinceCheckpoint >= 100, ContinuousClock.now < deadline {
-                    try await Task.sleep(for: .milliseconds(50))
-                }
+                _ = await eventually(every: .milliseconds(50)) { await host.inputsSinceCheckpoint < 100 }
             }
         }
         running.cancel()

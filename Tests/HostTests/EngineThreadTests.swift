@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 @testable import Host
 
@@ -90,8 +91,6 @@ import Testing
         // The probes are gone: their deinit stopped their threads, which end once idle. Other tests' threads come
         // and go meanwhile, so each of these is looked for by its id.
         func alive() -> [String] { ids.filter { FileManager.default.fileExists(atPath: "/proc/self/task/\($0)") } }
-        let deadline = ContinuousClock.now + .seconds(10)
-        while !alive().isEmpty, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
-        #expect(alive().isEmpty, "stopped executors' threads still running: \(alive())")
+        #expect(await eventually { alive().isEmpty }, "stopped executors' threads still running: \(alive())")
     }
 }

@@ -67,7 +67,7 @@ import Testing
         defer { journal.close() }
         let end = try journal.write((0..<3).map(Self.record)).upperBound
         // Nobody asked for durability: the write scheduled the fsync. Polling bounded by the work, not a clock.
-        while journal.durablePosition < end { try await Task.sleep(for: .milliseconds(2)) }
+        #expect(await eventually(every: .milliseconds(2)) { journal.durablePosition >= end })
         #expect(try Self.markEnd(directory) == end)
         // A durability waiter (the outbox's, a checkpoint's) is answered by the timed fsync as well.
         let later = try journal.write([Self.record(3)]).upperBound

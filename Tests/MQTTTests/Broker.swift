@@ -55,13 +55,15 @@ final class Broker: @unchecked Sendable {  // `pid` is guarded by `lock`
         let pid = try Self.spawn(Self.executable!, ["-c", directory.appendingPathComponent("mosquitto.conf").path])
         lock.withLock { self.pid = pid }
         // Listening once a TCP connection succeeds.
-        let deadline = Date().addingTimeInterval(10)
-        while Date() < deadline {
-            if Self.canConnect(port: port) { return }
+        var exited = false
+        let listening = eventuallyBlocking {
+            if Self.canConnect(port: port) { return true }
             var status: Int32 = 0
-            guard waitpid(pid, &status, WNOHANG) == 0 else { lock.withLock { self.pid = nil }; break }
-            usleep(20_000)
+            exited = waitpid(pid, &status, WNOHANG) != 0
+            return exited
         }
+        if listening, !exited { return }
+        if exited { lock.withLock { self.pid = nil } }
         stop()
         throw BrokerError(reason: "mosquitto did not start on port \(port): \(log)")
     }
@@ -98,10 +100,8 @@ final class Broker: @unchecked Sendable {  // `pid` is guarded by `lock`
         kill(pid, SIGCONT)
         kill(pid, SIGTERM)
         var status: Int32 = 0
-        for _ in 0..<500 {
-            if waitpid(pid, &status, WNOHANG) != 0 { return }
-            usleep(20_000)
-        }
+        // A grace period, then escalation: not a bound on mosquitto.
+        if eventuallyBlocking(timeout: .seconds(10), { waitpid(pid, &status, WNOHANG) != 0 }) { return }
         kill(pid, SIGKILL)
         waitpid(pid, &status, 0)
     }
@@ -171,13 +171,8 @@ final class Received: Sendable {
     var all: [MQTTMessage] { store.messages.withLock { $0 } }
 
     /// Waits until at least `count` messages arrived or the timeout passed; returns what arrived.
-    func wait(count: Int, timeout: Duration = .seconds(20)) async -> [MQTTMessage] {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            let all = self.all
-            if all.count >= count { return all }
-            try? await Task.sleep(for: .milliseconds(20))
-        }
+    func wait(count: Int, timeout: Duration = .seconds(600)) async -> [MQTTMessage] {
+        _ = await eventually(timeout: timeout) { self.all.count >= count }
         return all
     }
 }

@@ -33,7 +33,7 @@ struct MQTTInputTests {
         func serveLog() -> String { server.log }
         try await server.waitUntilListening()
         let port = server.port
-        _ = await eventually(timeout: .seconds(15), every: .milliseconds(50)) { serveLog().contains("MQTT input subscribed") }
+        _ = await eventually(every: .milliseconds(50)) { serveLog().contains("MQTT input subscribed") }
         #expect(port > 0 && serveLog().contains("MQTT input subscribed"), "\(serveLog().suffix(1500))")
 
         let publisher = try MQTTClient(broker.options { $0.clientID = "phone-publisher"; $0.cleanSession = false })
@@ -52,14 +52,13 @@ struct MQTTInputTests {
         await publisher.close()
 
         var last: String?
-        for _ in 0..<400 {
+        _ = await eventually(every: .milliseconds(50)) {
             let client = TestClient(host: "127.0.0.1", port: port)
             client.connect()
             let r = try? await client.execute(.init("/v1/devices/jane%2Fphone", method: .get))
             try? await client.shutdown()
             if let body = r?.body, let o = try? JSONParser.parse(Array(body.readableBytesView)) { last = o["lastFix"]?.stringValue }
-            if last == "2025-10-09T08:56:39Z" { break }
-            try await Task.sleep(for: .milliseconds(50))
+            return last == "2025-10-09T08:56:39Z"
         }
         #expect(last == "2025-10-09T08:56:39Z", "newest fix \(last ?? "none"); \(serveLog().suffix(1500))")
         #expect(serveLog().contains("topic=owntracks/jane/phone"), "the unreadable message is logged with its topic")

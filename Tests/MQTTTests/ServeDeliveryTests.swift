@@ -98,13 +98,11 @@ struct ServeDeliveryTests {
     /// Waits until every sink settled the outbox: the MQTT sink, and the NDJSON reference that `fired` reads (it
     /// delivers at its own pace; counting exits from it while it still held some once gave 54 against 57 dead letters).
     func waitUntilSettled(_ client: any TestClientProtocol) async throws {
-        let deadline = ContinuousClock.now + .seconds(30)
-        while ContinuousClock.now < deadline {
+        let settled = try await eventually(every: .milliseconds(50)) {
             let d = try await depths(client)
-            if !d.isEmpty, d.values.allSatisfy({ $0 == 0 }) { return }
-            try await Task.sleep(for: .milliseconds(50))
+            return !d.isEmpty && d.values.allSatisfy { $0 == 0 }
         }
-        Issue.record("the MQTT sink did not settle the outbox within 30 s: \(String(describing: try await mqttSink(client)))")
+        if !settled { Issue.record("the MQTT sink never settled the outbox: \(String(describing: try await mqttSink(client)))") }
     }
 
     /// What the subscriber received, deduplicated by deliveryId (first arrival), checked against the reference:
@@ -207,13 +205,8 @@ struct ServeDeliveryTests {
             #expect(exits > 0)
             // A settled outbox can still be missing entries: the feeder moves acknowledged (journaled) notifications
             // into it on a task of its own, so the dead letters are awaited (this once failed in CI at depth 0).
-            var deadLetters = -1
-            let deadline = ContinuousClock.now + .seconds(30)
-            repeat {
-                deadLetters = try await mqttSink(client)?.deadLetters ?? -1
-                if deadLetters >= exits { break }
-                try await Task.sleep(for: .milliseconds(50))
-            } while ContinuousClock.now < deadline
+            _ = try await eventually(every: .milliseconds(50)) { (try await mqttSink(client)?.deadLetters ?? -1) >= exits }
+            let deadLetters = try await mqttSink(client)?.deadLetters ?? -1
             #expect(deadLetters == exits, "broker log:\n\(broker.log.suffix(2000))")
         }
         let entries = w.fired.filter { $0.event == "entry" }

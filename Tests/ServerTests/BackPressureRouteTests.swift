@@ -23,7 +23,7 @@ import Testing
             // The acknowledgement means journaled; the outbox takes the entry from the journal a moment later (its
             // feeder runs on its own task), and only then is the bound reached.
             var outbox = ""
-            let full = await eventually(timeout: .seconds(10)) {
+            let full = await eventually {
                 outbox = (try? await client.execute(uri: "/v1/outbox", method: .get).text) ?? ""
                 return outbox.contains(#""entries":1,"#) && outbox.contains(#""level":"refusing""#)
             }

@@ -28,8 +28,9 @@ import Testing
             }
             let elapsed = ContinuousClock.now - start
             #expect(closed, "a trickling head was never cut")
-            // The whole head takes over 6.6 s to trickle in; the upper bound leaves room for a loaded machine.
-            #expect(elapsed >= .milliseconds(500) && elapsed < .seconds(6), "closed after \(elapsed)")
+            // Cut before the whole head was in (however slowly a loaded machine trickles it), and not before the
+            // header timeout: a bound no busy machine can miss.
+            #expect(elapsed >= .milliseconds(500), "closed after \(elapsed)")
         }
     }
 

@@ -79,15 +79,15 @@ struct DiskFullServeTests {
     }
 
     /// A running server's sink file's notifications (each deliveryId once) once it holds `count` of them and a
-    /// further second brought nothing, or once nothing new came for 20 s (the comparison then says what is missing).
+    /// further second brought nothing (extra lines would show), or what it holds when `eventually` gives up (the
+    /// comparison then says what is missing). Waiting for 20 quiet seconds instead once gave up on a starved machine.
     static func settledLines(_ path: String, count: Int) async throws -> (lines: [String], repeated: Set<String>) {
+        _ = try await eventually(every: .milliseconds(100)) { try CrashTests.deduplicated(path).lines.count >= count }
         var last = -1, quiet = ContinuousClock.now
-        while true {
+        _ = try await eventually(every: .milliseconds(100)) {
             let now = try CrashTests.deduplicated(path).lines.count
             if now != last { last = now; quiet = ContinuousClock.now }
-            let still = ContinuousClock.now - quiet
-            if (now >= count && still >= .seconds(1)) || still >= .seconds(20) { break }
-            try await Task.sleep(for: .milliseconds(100))
+            return ContinuousClock.now - quiet >= .seconds(1)
         }
         return try CrashTests.deduplicated(path)
     }

@@ -17,8 +17,8 @@ import Testing
     /// Every notification fired so far, once the outbox holds none and the feeder waits for none: the sink then has
     /// all of them. At least `count` must have arrived first (the feeder may not have seen them yet).
     static func allDelivered(_ server: TestServer, _ client: some TestClientProtocol, atLeast count: Int) async throws -> [String] {
-        if count > 0 { _ = try await server.sinkLines(atLeast: count, within: 90) }
-        let drained = try await eventually(timeout: .seconds(90)) {
+        if count > 0 { _ = try await server.sinkLines(atLeast: count) }
+        let drained = try await eventually {
             let outbox = try await client.execute(uri: "/v1/outbox", method: .get).text
             return outbox.contains(#""entries":0,"#) && outbox.contains(#""awaitingDurability":0,"#)
         }

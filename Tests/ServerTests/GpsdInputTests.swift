@@ -20,16 +20,16 @@ struct GpsdInputTests {
         }
     }
 
-    /// The device's newest fix time once it reaches `time` (polling the API), or what it is after 60 s.
+    /// The device's newest fix time once it reaches `time` (polling the API), or what it is when `eventually`
+    /// gives up.
     static func waitForLastFix(_ server: ServeProcess, _ time: String) async throws -> String? {
         var last: String?
-        for _ in 0..<600 {
+        _ = try await eventually(every: .milliseconds(100)) {
             let r = try await server.get("/v1/devices/rx")
             if r.status == .ok, let body = r.body, let o = try? JSONParser.parse(Array(body.readableBytesView)) {
                 last = o["lastFix"]?.stringValue
-                if last.map({ $0 >= time.replacingOccurrences(of: ".000Z", with: "Z") }) == true { return last }
             }
-            try await Task.sleep(for: .milliseconds(100))
+            return last.map { $0 >= time.replacingOccurrences(of: ".000Z", with: "Z") } == true
         }
         return last
     }
@@ -123,7 +123,7 @@ struct Gpsfake {
             }
         }
         if process.isRunning { kill(process.processIdentifier, SIGINT) }
-        for _ in 0..<50 where process.isRunning { try? await Task.sleep(for: .milliseconds(100)) }
+        _ = await eventually(timeout: .seconds(5), every: .milliseconds(100)) { !process.isRunning }  // a grace period
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
     }

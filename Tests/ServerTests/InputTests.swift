@@ -27,12 +27,9 @@ import TestSupport
     }
 
     static func lines(_ path: String, atLeast count: Int) async throws -> [String] {
-        for _ in 0..<200 {
-            let lines = ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
-            if lines.count >= count { return lines }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        return ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+        func read() -> [String] { ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init) }
+        _ = await eventually(every: .milliseconds(50)) { read().count >= count }
+        return read()
     }
 
     @Test func fixesFromStandardInput() async throws {
@@ -54,7 +51,7 @@ import TestSupport
         // End of input leaves the server running.
         try pipe.fileHandleForWriting.close()
         // Bounded wait, not a fixed one: under a loaded machine the server may take seconds to log it.
-        #expect(await eventually(timeout: .seconds(120)) { server.log.contains("input ended") }, "\(server.log)")
+        #expect(await eventually { server.log.contains("input ended") }, "\(server.log)")
         #expect(server.process.isRunning)
         await server.stop()
         #expect(server.process.terminationStatus == 0, "\(server.log)")

@@ -63,12 +63,11 @@ import TestSupport
     /// as soon as they are there.
     static func waitForDelivery(_ server: ServeProcess, sink: String, since: Int) async throws -> (delivered: Int, fired: Int) {
         var result = (delivered: 0, fired: 0)
-        for _ in 0..<1200 {
+        _ = try await eventually(every: .milliseconds(100)) {
             let metrics = try await server.get("/metrics").body.map { String(buffer: $0) } ?? ""
             result.fired = metric(metrics, "geotrigger_notifications_total")
             result.delivered = try CrashTests.deduplicated(sink).lines.count - since
-            if result.delivered == result.fired { break }
-            try await Task.sleep(for: .milliseconds(100))
+            return result.delivered == result.fired
         }
         return result
     }

@@ -41,11 +41,7 @@ import TestSupport
         let before = try Self.writeBytes(server.process.processIdentifier)
         // Three ticks that moved the clock only, however late a loaded machine runs them (five minutes: only a
         // service that holds no tick gets that far).
-        var polls = 0
-        while try await Self.heldTicks(server) < first + 3, polls < 1_500 {
-            try await Task.sleep(for: .milliseconds(200))
-            polls += 1
-        }
+        _ = try await eventually(timeout: .seconds(300), every: .milliseconds(200)) { try await Self.heldTicks(server) >= first + 3 }
         #expect(try await Self.heldTicks(server) >= first + 3, "no tick was held")
         let written = try Self.writeBytes(server.process.processIdentifier) - before
         // The one write a start may still make: the next segment's spare, 64 KiB of zeros in one write, when the

@@ -27,7 +27,7 @@ import TestSupport
         try await scheduler.start()
         // The NDJSON sink (delivered before and after the kill) holds every notification fired, at least once.
         var expected = Set<String>()
-        let all = await eventually(timeout: .seconds(30)) {
+        let all = await eventually {
             expected = Set(ndjsonNotifications(server.sinkPath).map(\.deliveryId))
             return expected.count > 100 && Set(scheduler.acknowledged) == expected
         }

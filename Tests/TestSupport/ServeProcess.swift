@@ -123,11 +123,7 @@ public final class ServeProcess {
 
     /// Waits up to `seconds` for the process to exit by itself; false if it is still running.
     public func waitForExit(seconds: Double) async throws -> Bool {
-        for _ in 0..<Int(seconds * 20) {
-            if !process.isRunning { return true }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        return !process.isRunning
+        await eventually(timeout: .seconds(seconds), every: .milliseconds(50)) { !process.isRunning }
     }
 
     /// Whatever way a test ends, the child does not outlive it.
