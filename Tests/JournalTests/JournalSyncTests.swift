@@ -2,6 +2,7 @@ import Foundation
 import Journal
 import Logging
 import TestSupport
+import Synchronization
 import Testing
 
 /// `JournalSync`: with an interval, a written record is acknowledged before any fsync, the fsync follows on its
@@ -59,6 +60,26 @@ import Testing
         #expect(reopened.nextPosition == 10)
         #expect(reopened.openReport.tornTail == nil)
         reopened.close()
+    }
+
+    /// The three levels of `DurableWaiting` under an hour's interval: `acknowledgeable` at once without an fsync,
+    /// `synced` not before the timer (still waiting when `syncedNow` comes), `syncedNow` at once, which answers
+    /// the `synced` waiter too. Were `syncedNow` to wait for the timer, the test would wait an hour.
+    @Test func syncedNowDoesNotWaitForTheIntervalAndAnswersTheOtherWaiters() async throws {
+        let directory = try TestFolders.make("journal-sync").path + "/journal"
+        let journal = try Journal(directory: directory, configuration: .init(sync: .interval(.seconds(3600))), logger: logger)
+        defer { journal.close() }
+        let end = try journal.write((0..<3).map(Self.record)).upperBound
+        #expect(try await Self.acknowledged(journal, through: end).get() == ())
+        #expect(journal.durablePosition == 0)
+        let synced = Mutex<Result<Void, JournalError>?>(nil)
+        journal.whenDurable(through: end, .synced) { r in synced.withLock { $0 = r } }
+        #expect(synced.withLock { $0 } == nil, "answered before any fsync")
+        try await journal.waitDurable(through: end, .syncedNow)
+        #expect(journal.durablePosition >= end)
+        #expect(try Self.markEnd(directory) == end)
+        #expect(await eventually { synced.withLock { $0 } != nil })
+        if case .failure(let e) = synced.withLock({ $0 }) { Issue.record("synced waiter failed: \(e)") }
     }
 
     @Test func theTimedFsyncComesWithoutAWaiterAndTheMarkFollowsIt() async throws {
