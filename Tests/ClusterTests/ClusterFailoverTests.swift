@@ -33,9 +33,16 @@ import TestSupport
         }
 
         var killedLeader: Int?
+        // How long a partition stays listed by two instances after each fault (printed, not asserted on).
+        var overlap: OwnershipOverlap?
+        let report = { (what: String, watch: OwnershipOverlap?) in
+            guard let r = watch?.stop() else { return }
+            print("cluster failover: \(what): a partition listed by two instances for at most \(r.longest) (\(r.episodes) times)")
+        }
         for step in 0..<workload.steps {
             switch step {
             case 10:
+                overlap = OwnershipOverlap(instances)
                 let had = instances[1].owned() ?? []
                 #expect(!had.isEmpty, "i2 owned no partition when it was killed: \(instances[1].log.suffix(3000))")
                 instances[1].kill9()
@@ -46,6 +53,8 @@ import TestSupport
                 #expect(moved < .seconds(3 + 5), "partitions moved after \(moved)")
                 print("cluster failover: i2 killed, its partitions owned again after \(moved)")
             case 18:
+                report("instance i2 killed", overlap)
+                overlap = OwnershipOverlap(instances)
                 let probe = try NATSConnection(servers: cluster.servers, name: "test probe")
                 // The node leading the most input streams (each partition's stream has its own leader).
                 let leaders = try (0..<6).compactMap { try probe.streamLeader(stream: names.inputStream($0)) }
@@ -54,6 +63,8 @@ import TestSupport
                 killedLeader = index
                 cluster.kill9(index)
             case 24:
+                report("the input streams' leading node killed", overlap)
+                overlap = OwnershipOverlap(instances)
                 try cluster.start(killedLeader!)
                 try instances[1].start()
                 try instances[1].waitReady()
@@ -65,6 +76,7 @@ import TestSupport
             if step == 18 { print("cluster failover: input streams' leader killed; step 18's 1,000 fixes acknowledged after \(ContinuousClock.now - sending)") }
         }
         try await Self.waitUntilOwned(instances, what: "the restarted instance taking its share back")
+        report("node and instance restarted", overlap)
 
         // Everything evaluated: the notification stream stops growing.
         let reader = try NATSConnection(servers: cluster.servers, name: "test reader")
