@@ -76,6 +76,9 @@ final class JetStreamPartitionWorker: @unchecked Sendable {
                     logger.notice("partition left without a checkpoint (lease lost)", metadata: ["error": "\(error)"])
                     return
                 }
+                // A new connection for the next tenure: answers still due to this one's publishes must not be
+                // counted as the next tenure's.
+                connection = nil
                 metrics.partitionRestarts.increment()
                 logger.warning("partition restarts from its newest checkpoint", metadata: ["error": "\(error)"])
                 Thread.sleep(forTimeInterval: 0.5)
