@@ -112,7 +112,9 @@ final class JetStreamLeases: PartitionOwnership, @unchecked Sendable {
             while ContinuousClock.now < next, !(thread.stopRequested && !leaving) {
                 Thread.sleep(forTimeInterval: 0.05)
                 if abandonExpiring(&owned, &abandoned) { publish(owned, abandoned) }
-                if leaving, owned.values.contains(where: \.worker.isFinished) { break }
+                // A handover done: release its lease now rather than a round later (not while unconnected, where
+                // the next round would only fail again at once).
+                if leaving, buckets != nil, owned.values.contains(where: \.worker.isFinished) { break }
             }
         }
         for t in owned.values { t.worker.requestStop(checkpoint: false) }
