@@ -1,9 +1,11 @@
 import Cluster
+import EngineLog
 import Foundation
 import JSON
 import NATS
 import Testing
 import TestSupport
+import TriggerEngine
 
 /// The scale-out deployment as an operator runs it: a real 3-node JetStream cluster and three `geotrigger serve`
 /// instances behind a client that spreads batches over them. One instance is killed (-9) mid-stream, then the node
@@ -101,6 +103,11 @@ import TestSupport
         print("cluster failover: \(clusterLines.count) notifications in the stream, \(single.count) from a single-instance replay")
         #expect(single.count > 2000, "the workload fires too little to test anything: \(single.count)")
 
+        // Every acknowledged fix must be in its partition's input stream: a notification lost because its input
+        // never reached the log is the ingest path's failure, not the owners'; this says which.
+        let absent = try Self.fixesAbsentFromInputLog(workload, reader: reader, names: names, partitions: 6)
+        #expect(absent.isEmpty, "acknowledged fixes absent from the input streams (partition: steps): \(absent)")
+
         let comparison = try NotificationComparison(cluster: clusterLines, single: single)
         let (lost, extra) = (comparison.lost, comparison.extra)
         for i in instances { i.terminate() }
@@ -191,6 +198,28 @@ import TestSupport
             }
             try await group.waitForAll()
         }
+    }
+
+    /// The workload's fixes that no message of their partition's input stream holds, as partition → the steps
+    /// missing there (with how many devices each); empty when every acknowledged fix was stored.
+    static func fixesAbsentFromInputLog(_ workload: ClusterWorkload, reader: NATSConnection, names: ClusterNames,
+                                        partitions: Int) throws -> [Int: [Int: Int]] {
+        var stored = Set<String>()
+        for p in 0..<partitions {
+            for message in try reader.messages(stream: names.inputStream(p), subject: names.inputSubject(p)) {
+                guard case .fixes(let fixes) = try ClusterInput(decoding: message.data, sequence: message.sequence).input else { continue }
+                for f in fixes { stored.insert("\(f.device)@\(f.timestamp.microseconds / 1000)") }
+            }
+        }
+        var absent: [Int: [Int: Int]] = [:]
+        for step in 0..<workload.steps {
+            for d in 0..<workload.devices {
+                let millis = Int64((workload.start * 1000).rounded()) + Int64(step) * 60_000 + Int64(d % 1000)
+                guard !stored.contains("veh-\(d)@\(millis)") else { continue }
+                absent[Partitioning.partition(of: "veh-\(d)", count: partitions), default: [:]][step, default: 0] += 1
+            }
+        }
+        return absent
     }
 
     /// Waits until the instances between them own each of the 6 partitions exactly once, each its share.
