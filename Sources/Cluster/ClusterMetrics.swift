@@ -12,6 +12,10 @@ struct ClusterMetrics: Sendable {
     let owned = Gauge(label: "geotrigger_cluster_owned_partitions")
     let suppressedOnce = Counter(label: "geotrigger_cluster_suppressed_once_total")
     let leaseLosses = Counter(label: "geotrigger_cluster_lease_losses_total")
+    /// Partitions whose workers are winding down (handing over, or abandoned and not yet returned).
+    let stopping = Gauge(label: "geotrigger_cluster_stopping_partitions")
+    /// Calls of the lease keeper (renewal, heartbeat, member count, connect) that failed or timed out.
+    let leaseCallFailures = Counter(label: "geotrigger_cluster_lease_call_failures_total")
     /// Kafka: notifications a takeover fired again and did not publish (its predecessor had).
     let repeatsSkipped = Counter(label: "geotrigger_cluster_repeats_skipped_total")
 }

@@ -36,6 +36,9 @@ public final class ClusterNode: Service, Sendable {
     /// The partitions this instance evaluates now.
     public var ownedPartitions: [Int] { ownership.owned }
 
+    /// Partitions this instance no longer owns whose workers are still winding down.
+    public var stoppingPartitions: [Int] { ownership.stopping }
+
     /// Nil while the log is reachable.
     public var failureReason: String? { gateway.log.failureReason }
 

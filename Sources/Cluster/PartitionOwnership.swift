@@ -5,6 +5,13 @@ protocol PartitionOwnership: Sendable {
     func start()
     /// Hands every owned partition over (checkpointed) and leaves; returns when done.
     func stop()
-    /// The partitions owned now, for `/v1/cluster` and the tests.
+    /// The partitions owned now, for `/v1/cluster` and the tests: from the leases or the assignment, never from
+    /// workers still winding down.
     var owned: [Int] { get }
+    /// Partitions no longer owned whose workers have not returned yet (they publish nothing more).
+    var stopping: [Int] { get }
+}
+
+extension PartitionOwnership {
+    var stopping: [Int] { [] }
 }

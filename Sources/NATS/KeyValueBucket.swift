@@ -75,10 +75,15 @@ public final class KeyValueBucket: @unchecked Sendable {
         try check("delete \(key) from \(name)", kvStore_Delete(store, key))
     }
 
-    /// The keys that hold a value now.
-    public func keys() throws(NATSError) -> [String] {
+    /// The keys that hold a value now. `timeout` bounds gathering them all (`.timeout` and no keys when it
+    /// passes); without one, the connection's `apiWait`.
+    public func keys(timeout: Duration? = nil) throws(NATSError) -> [String] {
         var list = kvKeysList()
-        let status = kvStore_Keys(&list, store, nil)
+        var options = kvWatchOptions()
+        kvWatchOptions_Init(&options)
+        options.IgnoreDeletes = true
+        if let timeout { options.Timeout = max(1, timeout.milliseconds) }
+        let status = kvStore_Keys(&list, store, &options)
         if status == NATS_NOT_FOUND { return [] }
         try check("keys of \(name)", status)
         defer { kvKeysList_Destroy(&list) }

@@ -83,17 +83,19 @@ extension NATSConnection {
         asyncFailures.published.add(1, ordering: .relaxed)
     }
 
-    /// Waits until every asynchronous publish is answered; returns how many since the last call were not
+    /// Waits until every asynchronous publish is answered; returns how many since the last successful call were not
     /// acknowledged (refused, timed out, or dropped: 0 means all stored). `.timeout` when some are still unanswered
-    /// after `timeout`. One caller at a time per connection.
+    /// after `timeout`: the counts are then kept, since the late answers still come, so a caller that goes on with
+    /// this connection is not told that later publishes were stored when some were not. One caller at a time per
+    /// connection.
     public func waitForAsyncPublishes(timeout: Duration) throws(NATSError) -> Int {
         var options = jsPubOptions()
         jsPubOptions_Init(&options)
         options.MaxWait = timeout.milliseconds
         let status = js_PublishAsyncComplete(jetStream, &options)
+        try check("wait for asynchronous publishes", status)
         let published = asyncFailures.published.exchange(0, ordering: .relaxed)
         let acknowledged = asyncFailures.acknowledged.exchange(0, ordering: .relaxed)
-        try check("wait for asynchronous publishes", status)
         return published - acknowledged
     }
 

@@ -1,9 +1,11 @@
 import Cluster
+import EngineLog
 import Foundation
 import JSON
 import NATS
 import Testing
 import TestSupport
+import TriggerEngine
 
 /// The scale-out deployment as an operator runs it: a real 3-node JetStream cluster and three `geotrigger serve`
 /// instances behind a client that spreads batches over them. One instance is killed (-9) mid-stream, then the node
@@ -33,9 +35,16 @@ import TestSupport
         }
 
         var killedLeader: Int?
+        // How long a partition stays listed by two instances after each fault (printed, not asserted on).
+        var overlap: OwnershipOverlap?
+        let report = { (what: String, watch: OwnershipOverlap?) in
+            guard let r = watch?.stop() else { return }
+            print("cluster failover: \(what): a partition listed by two instances for at most \(r.longest) (\(r.episodes) times)")
+        }
         for step in 0..<workload.steps {
             switch step {
             case 10:
+                overlap = OwnershipOverlap(instances)
                 let had = instances[1].owned() ?? []
                 #expect(!had.isEmpty, "i2 owned no partition when it was killed: \(instances[1].log.suffix(3000))")
                 instances[1].kill9()
@@ -46,6 +55,8 @@ import TestSupport
                 #expect(moved < .seconds(3 + 5), "partitions moved after \(moved)")
                 print("cluster failover: i2 killed, its partitions owned again after \(moved)")
             case 18:
+                report("instance i2 killed", overlap)
+                overlap = OwnershipOverlap(instances)
                 let probe = try NATSConnection(servers: cluster.servers, name: "test probe")
                 // The node leading the most input streams (each partition's stream has its own leader).
                 let leaders = try (0..<6).compactMap { try probe.streamLeader(stream: names.inputStream($0)) }
@@ -54,6 +65,8 @@ import TestSupport
                 killedLeader = index
                 cluster.kill9(index)
             case 24:
+                report("the input streams' leading node killed", overlap)
+                overlap = OwnershipOverlap(instances)
                 try cluster.start(killedLeader!)
                 try instances[1].start()
                 try instances[1].waitReady()
@@ -65,6 +78,7 @@ import TestSupport
             if step == 18 { print("cluster failover: input streams' leader killed; step 18's 1,000 fixes acknowledged after \(ContinuousClock.now - sending)") }
         }
         try await Self.waitUntilOwned(instances, what: "the restarted instance taking its share back")
+        report("node and instance restarted", overlap)
 
         // Everything evaluated: the notification stream stops growing.
         let reader = try NATSConnection(servers: cluster.servers, name: "test reader")
@@ -88,6 +102,11 @@ import TestSupport
         let single = replay.stdout.split(separator: "\n").map(String.init)
         print("cluster failover: \(clusterLines.count) notifications in the stream, \(single.count) from a single-instance replay")
         #expect(single.count > 2000, "the workload fires too little to test anything: \(single.count)")
+
+        // Every acknowledged fix must be in its partition's input stream: a notification lost because its input
+        // never reached the log is the ingest path's failure, not the owners'; this says which.
+        let absent = try Self.fixesAbsentFromInputLog(workload, reader: reader, names: names, partitions: 6)
+        #expect(absent.isEmpty, "acknowledged fixes absent from the input streams (partition: steps): \(absent)")
 
         let comparison = try NotificationComparison(cluster: clusterLines, single: single)
         let (lost, extra) = (comparison.lost, comparison.extra)
@@ -179,6 +198,28 @@ import TestSupport
             }
             try await group.waitForAll()
         }
+    }
+
+    /// The workload's fixes that no message of their partition's input stream holds, as partition → the steps
+    /// missing there (with how many devices each); empty when every acknowledged fix was stored.
+    static func fixesAbsentFromInputLog(_ workload: ClusterWorkload, reader: NATSConnection, names: ClusterNames,
+                                        partitions: Int) throws -> [Int: [Int: Int]] {
+        var stored = Set<String>()
+        for p in 0..<partitions {
+            for message in try reader.messages(stream: names.inputStream(p), subject: names.inputSubject(p)) {
+                guard case .fixes(let fixes) = try ClusterInput(decoding: message.data, sequence: message.sequence).input else { continue }
+                for f in fixes { stored.insert("\(f.device)@\(f.timestamp.microseconds / 1000)") }
+            }
+        }
+        var absent: [Int: [Int: Int]] = [:]
+        for step in 0..<workload.steps {
+            for d in 0..<workload.devices {
+                let millis = Int64((workload.start * 1000).rounded()) + Int64(step) * 60_000 + Int64(d % 1000)
+                guard !stored.contains("veh-\(d)@\(millis)") else { continue }
+                absent[Partitioning.partition(of: "veh-\(d)", count: partitions), default: [:]][step, default: 0] += 1
+            }
+        }
+        return absent
     }
 
     /// Waits until the instances between them own each of the 6 partitions exactly once, each its share.

@@ -23,10 +23,13 @@ final class JetStreamPartitionWorker: @unchecked Sendable {
     private let logger: Logger
     private let metrics: ClusterMetrics
     private let thread = ClusterThread()
+    /// Called at the top of every round of reading: the tests make a worker stuck with it.
+    private let eachRound: (@Sendable (Int) -> Void)?
 
     init(partition: Int, configuration: ClusterConfiguration, names: ClusterNames, requests: RequestsFollower,
-         metrics: ClusterMetrics, logger: Logger) {
+         metrics: ClusterMetrics, logger: Logger, eachRound: (@Sendable (Int) -> Void)? = nil) {
         self.partition = partition
+        self.eachRound = eachRound
         self.configuration = configuration
         self.names = names
         self.requests = requests
@@ -40,24 +43,42 @@ final class JetStreamPartitionWorker: @unchecked Sendable {
         thread.start("partition \(partition)") { [self] in run() }
     }
 
-    /// Stops and waits: with `checkpoint`, the partition's state is checkpointed first so the next owner replays
-    /// nothing (a handover); without, it stops at once (the lease is lost: another instance may own it already).
-    func stop(checkpoint: Bool) {
-        thread.stop(checkpoint ? .handOver : .now)
+    /// Asks it to stop and returns at once (the lease keeper never waits on a worker): with `checkpoint`, the
+    /// partition's state is checkpointed first so the next owner replays nothing (a handover); without, it stops
+    /// publishing at once (the lease is lost: another instance may own it already). `isFinished` says when it has.
+    func requestStop(checkpoint: Bool) {
+        thread.requestStop(checkpoint ? .handOver : .now)
     }
 
+    var isFinished: Bool { thread.isFinished }
+
     private var stopRequested: Bool { thread.stopRequested }
+    /// The lease is gone: nothing more may be published or checkpointed, whatever call the worker wakes from.
+    private var fenced: Bool { thread.requested == .now }
+
+    private func checkFence() throws {
+        if fenced { throw ClusterError.unavailable("partition \(partition) was abandoned (lease lost): nothing more is published") }
+    }
 
     private func run() {
         var connection: NATSConnection?
         while !stopRequested {
             do {
                 if connection == nil {
-                    connection = try NATSConnection(servers: configuration.servers, name: "\(configuration.instance) partition \(partition)")
+                    connection = try NATSConnection(servers: configuration.servers, name: "\(configuration.instance) partition \(partition)",
+                                                    connectTimeout: configuration.connectTimeout(within: configuration.workerCallBound),
+                                                    apiWait: configuration.workerCallBound)
                 }
                 try own(connection!)
                 return
             } catch {
+                if fenced {
+                    logger.notice("partition left without a checkpoint (lease lost)", metadata: ["error": "\(error)"])
+                    return
+                }
+                // A new connection for the next tenure: answers still due to this one's publishes must not be
+                // counted as the next tenure's.
+                connection = nil
                 metrics.partitionRestarts.increment()
                 logger.warning("partition restarts from its newest checkpoint", metadata: ["error": "\(error)"])
                 Thread.sleep(forTimeInterval: 0.5)
@@ -88,9 +109,11 @@ final class JetStreamPartitionWorker: @unchecked Sendable {
         var changedSinceCheckpoint = false
         var writer = ByteWriter(capacity: 64)
         while true {
+            eachRound?(partition)
             if configuration.wallClock, ContinuousClock.now - lastTick >= .seconds(1) {
                 // The tick goes through the partition's log like any input: a replay moves the clock the same way.
                 let tick = ClusterInput(requestsSequence: evaluator.requestsSequence, input: .clock(.wallClock()))
+                try checkFence()
                 try connection.publish(subject: names.inputSubject(partition), data: tick.encoded(using: &writer))
                 lastTick = .now
             }
@@ -107,6 +130,7 @@ final class JetStreamPartitionWorker: @unchecked Sendable {
             for message in try consumer.fetch(512, timeout: .milliseconds(200)) where message.sequence > inputSequence {
                 try evaluator.evaluate(message.data, at: "sequence \(message.sequence)", sequence: message.sequence,
                                        claim: { try claimOnce($0, connection) }) { n in
+                    try checkFence()
                     var json = n.json
                     let sent: Result<Void, NATSError> = json.withUTF8 { b in
                         Result { () throws(NATSError) in
@@ -151,8 +175,10 @@ final class JetStreamPartitionWorker: @unchecked Sendable {
     /// Once every notification published so far is acknowledged, stores the state: a checkpoint never covers a
     /// notification that could still be lost.
     private func checkpoint(_ engine: PartitionEngine, _ input: UInt64, _ requests: UInt64, _ connection: NATSConnection) throws {
-        let failed = try connection.waitForAsyncPublishes(timeout: .seconds(30))
+        let failed = try connection.waitForAsyncPublishes(timeout: configuration.workerCallBound)
         guard failed == 0 else { throw ClusterError.unavailable("\(failed) notifications were not stored") }
+        // The wait may have outlived the lease: a checkpoint written now would be fenced anyway, so none is tried.
+        try checkFence()
         let started = ContinuousClock.now
         let body = engine.checkpoint()
         location = try JetStreamCheckpoint(inputSequence: input, requestsSequence: requests, body: body)

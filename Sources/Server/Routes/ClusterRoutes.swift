@@ -129,6 +129,9 @@ struct ClusterRoutes: Sendable {
         w.key("owned"); w.beginArray()
         for p in node.ownedPartitions { w.number(p) }
         w.endArray()
+        w.key("stopping"); w.beginArray()
+        for p in node.stoppingPartitions { w.number(p) }
+        w.endArray()
         w.field("requestsSequence", Int(gateway.requests.lastSequence))
         w.endObject()
         return APIRoutes.json(w.bytes)
