@@ -6,6 +6,12 @@ extension HostRecord {
         case requests = 1, remove, removeAll, fixes, sightings, clock, observerStarted, observerListening
     }
 
+    /// Whether records of this kind are a count then that many self-contained items (fixes, sightings): two such
+    /// payloads of one kind join into one by adding the counts and appending the items.
+    public static func isItemBatch(kind: UInt8) -> Bool {
+        kind == Kind.fixes.rawValue || kind == Kind.sightings.rawValue
+    }
+
     /// The journal record, encoded through `w` (cleared first; the host reuses one writer).
     public func journalRecord(using w: inout ByteWriter) -> JournalRecord {
         w.bytes.removeAll(keepingCapacity: true)

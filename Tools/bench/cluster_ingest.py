@@ -64,9 +64,12 @@ class Subscriber(threading.Thread):
         nc = await nats.connect([f"nats://{s}" for s in self.servers])
 
         async def handler(msg):
-            n = json.loads(msg.data)
-            t = float(n["deliveryId"].rsplit("/", 1)[1].split("-")[1])
-            self.arrivals.setdefault((n["device"], round(t, 3)), time.perf_counter())
+            # A message holds the notifications one input fired, a line each.
+            now = time.perf_counter()
+            for line in msg.data.splitlines():
+                n = json.loads(line)
+                t = float(n["deliveryId"].rsplit("/", 1)[1].split("-")[1])
+                self.arrivals.setdefault((n["device"], round(t, 3)), now)
 
         await nc.subscribe("geotrigger.notifications.*", cb=handler)
         await nc.flush()

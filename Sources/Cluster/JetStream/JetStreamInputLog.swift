@@ -6,21 +6,34 @@ struct JetStreamInputLog: InputLog {
     let connection: NATSConnection
     let names: ClusterNames
     let partitions: Int
+    private let appender: CoalescingAppender
+
+    init(connection: NATSConnection, names: ClusterNames, partitions: Int) {
+        self.connection = connection
+        self.names = names
+        self.partitions = partitions
+        // Half of nats-server's default largest message (1 MB), so a joined message is never refused for its size.
+        appender = CoalescingAppender(partitions: partitions, limit: 512 << 10) { partition, data in
+            do throws(NATSError) {
+                _ = try connection.publish(subject: names.inputSubject(partition), data: data)
+                return nil
+            } catch {
+                return .unavailable("\(error)")
+            }
+        }
+    }
 
     func placement(of device: String) -> (partition: Int, key: String?) { (Partitioning.partition(of: device, count: partitions), nil) }
 
     func append(_ messages: [LogAppend]) async throws(ClusterError) {
-        let connection = self.connection, names = self.names
-        // The parts go out together; each waits for its own acknowledgement.
-        let failures = await withTaskGroup(of: NATSError?.self) { group in
+        let appender = self.appender
+        // The parts go out together (joined with other batches' parts for the same partition while a write to it
+        // is in flight); each waits for its own acknowledgement.
+        let failures = await withTaskGroup(of: ClusterError?.self) { group in
             for m in messages {
-                group.addTask {
-                    await NATSConnection.blockingFailure { () throws(NATSError) in
-                        _ = try connection.publish(subject: names.inputSubject(m.partition), data: m.data)
-                    }
-                }
+                group.addTask { await appender.append(partition: m.partition, data: m.data) }
             }
-            var failures: [NATSError] = []
+            var failures: [ClusterError] = []
             for await f in group { if let f { failures.append(f) } }
             return failures
         }

@@ -108,6 +108,7 @@ final class JetStreamPartitionWorker: @unchecked Sendable {
         var lastTick = ContinuousClock.now
         var changedSinceCheckpoint = false
         var writer = ByteWriter(capacity: 64)
+        var notifications: [UInt8] = []
         while true {
             eachRound?(partition)
             if configuration.wallClock, ContinuousClock.now - lastTick >= .seconds(1) {
@@ -128,17 +129,31 @@ final class JetStreamPartitionWorker: @unchecked Sendable {
             case .running: break
             }
             for message in try consumer.fetch(512, timeout: .milliseconds(200)) where message.sequence > inputSequence {
-                try evaluator.evaluate(message.data, at: "sequence \(message.sequence)", sequence: message.sequence,
-                                       claim: { try claimOnce($0, connection) }) { n in
-                    try checkFence()
-                    var json = n.json
-                    let sent: Result<Void, NATSError> = json.withUTF8 { b in
-                        Result { () throws(NATSError) in
-                            try connection.publishAsync(subject: subject, data: UnsafeRawBufferPointer(b), messageId: n.deliveryId)
-                        }
+                // The notifications one input fires go out together, a line each, in messages of at most
+                // `notificationBytes` whose ids are the input's place in the log and the message's index: a takeover
+                // that evaluates the input again fires the same lines, and the duplicate window drops the repeats.
+                var part = 0
+                let publish = { (lines: [UInt8]) throws in
+                    try self.checkFence()
+                    let id = "\(self.partition)/\(message.sequence)/\(part)"
+                    let sent: Result<Void, NATSError> = lines.withUnsafeBytes { b in
+                        Result { () throws(NATSError) in try connection.publishAsync(subject: subject, data: b, messageId: id) }
                     }
                     try sent.get()
+                    part += 1
                 }
+                notifications.removeAll(keepingCapacity: true)
+                try evaluator.evaluate(message.data, at: "sequence \(message.sequence)", sequence: message.sequence,
+                                       claim: { try claimOnce($0, connection) }) { n in
+                    var json = n.json
+                    if !notifications.isEmpty, notifications.count + json.utf8.count >= Self.notificationBytes {
+                        try publish(notifications)
+                        notifications.removeAll(keepingCapacity: true)
+                    }
+                    json.withUTF8 { notifications.append(contentsOf: $0) }
+                    notifications.append(UInt8(ascii: "\n"))
+                }
+                if !notifications.isEmpty { try publish(notifications) }
                 inputSequence = message.sequence
                 changedSinceCheckpoint = true
             }
@@ -149,6 +164,9 @@ final class JetStreamPartitionWorker: @unchecked Sendable {
             }
         }
     }
+
+    /// The most bytes of notification lines in one message: half of nats-server's default largest message.
+    static let notificationBytes = 512 << 10
 
     private var onceBucket: KeyValueBucket?
     /// The checkpoint this tenure restored or wrote last: the next one is written over it (fenced).
