@@ -1,8 +1,8 @@
 /// What the accepting side of a deployment needs from its log, JetStream or Kafka: where a device's inputs go,
 /// appending them with an acknowledgement, and appending request changes to the one log every instance reads.
 protocol InputLog: Sendable {
-    /// The partition a device's inputs go to, and the key its messages carry (Kafka: the device, so any Java
-    /// producer keyed the same way agrees; JetStream: none, the subject names the partition).
+    /// The partition a device's inputs go to (where a producer of the log's own kind would put them: murmur2 on
+    /// Kafka, FNV-1a on JetStream), and the key its messages carry (none on either: a message holds a batch's part).
     func placement(of device: String) -> (partition: Int, key: String?)
     /// Appends every message to its partition; returns once each is acknowledged (stored as the log promises).
     func append(_ messages: [LogAppend]) async throws(ClusterError)

@@ -159,6 +159,39 @@ def run(binary, instances, args, requests, work_items):
             p.wait()
 
 
+def run_embedded(binary, args, requests, work_items):
+    """The same batches, connections and requests against one embedded `serve` (journal and SQLite on this disk, no
+    replication): the rate a deployment is compared with."""
+    import http_ingest
+    work = tempfile.mkdtemp(prefix="gt-embedded-")
+    proc, port = http_ingest.start_server(binary, work)
+    try:
+        c = fleet_workload.RawHTTPConnection(port)
+        status, body = c.request("POST", "/v1/requests", json.dumps(requests).encode(), "application/json")
+        if status != 200:
+            sys.exit(f"requests refused: {status} {body[:300]}")
+
+        def connect(k):
+            conn = fleet_workload.RawHTTPConnection(port)
+
+            def send(batch):
+                status, body = conn.request("POST", "/v1/fixes", fleet_workload.ndjson(batch), "application/x-ndjson")
+                if status != 200:
+                    raise RuntimeError(f"{status} {body[:300]}")
+                return (len(batch),)
+            return send
+
+        before = fleet_workload.process_cpu_seconds(proc.pid)
+        elapsed, latencies, totals = fleet_workload.run_connections(work_items, args.warmup, connect)
+        cpu = fleet_workload.process_cpu_seconds(proc.pid) - before
+        fixes = totals[0]
+        return {"rate": fixes / elapsed, "ack_p50": fleet_workload.percentile(latencies, 50),
+                "ack_p99": fleet_workload.percentile(latencies, 99), "cpu_ms_per_1k": 1e6 * cpu / fixes}
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("binary", help="the geotrigger executable (release build)")
@@ -170,6 +203,7 @@ def main():
     ap.add_argument("--regions", type=int, default=1000)
     ap.add_argument("--instances", default="1,2,3")
     ap.add_argument("--partitions", type=int, default=12)
+    ap.add_argument("--no-embedded", action="store_true", help="skip the embedded `serve` run of the same batches")
     args = ap.parse_args()
     requests = fleet_workload.regions(args.regions, 16)
     work_items = [fleet_workload.batches(c, args.warmup + args.batches, args.batch, args.devices, 16)
@@ -178,11 +212,17 @@ def main():
           f"({args.connections * args.devices} devices, {args.regions} circles), 3-node JetStream R3, {args.partitions} partitions")
     print(f"{'instances':>9} {'fixes/s':>9} {'per inst':>9} {'ack p50':>8} {'ack p99':>8} {'notes':>7} "
           f"{'note p50':>9} {'note p99':>9} {'cpu gt':>8} {'cpu nats':>9}  (latencies ms; cpu ms per 1,000 fixes)")
+    embedded = None if args.no_embedded else run_embedded(args.binary, args, requests, work_items)
+    if embedded:
+        print(f"{'embedded':>9} {embedded['rate']:>9.0f} {embedded['rate']:>9.0f} {embedded['ack_p50']:>8.1f} "
+              f"{embedded['ack_p99']:>8.1f} {'':>7} {'':>9} {'':>9} {embedded['cpu_ms_per_1k']:>8.1f} {'-':>9}  "
+              f"(one `serve`, journal on this disk, the same batches)", flush=True)
     for n in [int(x) for x in args.instances.split(",")]:
         r = run(args.binary, n, args, requests, work_items)
+        ratio = f"  {r['rate'] / embedded['rate']:.2f}x embedded" if embedded else ""
         print(f"{n:>9} {r['rate']:>9.0f} {r['rate'] / n:>9.0f} {r['ack_p50']:>8.1f} {r['ack_p99']:>8.1f} "
               f"{r['notifications']:>7} {r['note_p50']:>9.1f} {r['note_p99']:>9.1f} "
-              f"{r['cpu_instances_ms_per_1k']:>8.1f} {r['cpu_nats_ms_per_1k']:>9.1f}", flush=True)
+              f"{r['cpu_instances_ms_per_1k']:>8.1f} {r['cpu_nats_ms_per_1k']:>9.1f}{ratio}", flush=True)
 
 
 if __name__ == "__main__":

@@ -1,15 +1,17 @@
 import BlockingCalls
 import Kafka
 
-/// `InputLog` over Kafka: the input topic, each device's messages keyed by its id in the partition murmur2 gives
-/// it (where a Java producer would put them), and the one-partition requests topic; an idempotent producer with
-/// `acks=all`, each append answered once the brokers acknowledged every message.
+/// `InputLog` over Kafka: the input topic, each device's inputs in the partition murmur2 of its id gives (where a
+/// Java producer keying by device would put them), and the one-partition requests topic; an idempotent producer
+/// with `acks=all`, each append answered once the brokers acknowledged every message. A batch's inputs for one
+/// partition go as one message without a key: a message per device cost the brokers a message per fix of a
+/// fleet that reports every few seconds.
 struct KafkaInputLog: InputLog {
     let producer: KafkaProducer
     let names: ClusterNames
     let partitions: Int
 
-    func placement(of device: String) -> (partition: Int, key: String?) { (KafkaPartitioner.partition(of: device, count: partitions), device) }
+    func placement(of device: String) -> (partition: Int, key: String?) { (KafkaPartitioner.partition(of: device, count: partitions), nil) }
 
     func append(_ messages: [LogAppend]) async throws(ClusterError) {
         let producer = self.producer, topic = names.inputTopic
