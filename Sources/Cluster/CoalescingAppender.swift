@@ -1,37 +1,34 @@
 import BlockingCalls
 import Synchronization
 
-/// Group commit for the input log: at most one write per partition is in flight from this instance, and the parts
-/// of concurrent batches that arrive for a partition meanwhile go out together when it is answered, joined into as
-/// few messages as `ClusterInput.merged` can make. Under load the log then takes fewer, larger messages (what a
-/// message costs the log's servers is mostly per message, BENCHMARKS §7); a lone batch is written at once, as before.
-/// Each part's caller is answered with its own message's outcome.
+/// Group commit for the input log: this instance writes in rounds, one at a time. A round writes everything that
+/// waited for it, a message per partition where `ClusterInput.merged` can join the parts (the parts of concurrent
+/// batches for one partition), and the parts that arrive while it is in flight wait for the next. A lone batch is
+/// written at once, as before; under load the rounds take longer and carry more, so the log takes fewer, larger
+/// messages (what a message costs the log's servers is mostly per message, BENCHMARKS §7). Each part's caller is
+/// answered with its round's outcome.
 final class CoalescingAppender: Sendable {
-    /// Writes one message to a partition (blocking; on a `BlockingCalls` thread): nil once stored, or why not.
-    typealias Write = @Sendable (_ partition: Int, _ data: [UInt8]) -> ClusterError?
+    /// Writes one round's messages (blocking; on a `BlockingCalls` thread): nil once every one is stored, or why
+    /// not (then none of the round's callers is told its part was stored).
+    typealias Write = @Sendable (_ messages: [(partition: Int, data: [UInt8])]) -> ClusterError?
 
     private struct Waiting {
+        var partition: Int
         var data: [UInt8]
         var answer: CheckedContinuation<ClusterError?, Never>
     }
 
-    private struct Queue {
+    private struct State {
         var writing = false
         var waiting: [Waiting] = []
     }
 
-    /// A partition's queue (a class: a `Mutex` cannot be an array's element).
-    private final class Lane: Sendable {
-        let queue = Mutex(Queue())
-    }
-
-    private let lanes: [Lane]
+    private let state = Mutex(State())
     private let write: Write
     private let limit: Int
 
     /// - Parameter limit: the most bytes a joined message may have (below the log's largest message).
-    init(partitions: Int, limit: Int, write: @escaping Write) {
-        lanes = (0..<partitions).map { _ in Lane() }
+    init(limit: Int, write: @escaping Write) {
         self.write = write
         self.limit = limit
     }
@@ -39,33 +36,42 @@ final class CoalescingAppender: Sendable {
     /// Appends one encoded input to `partition`; returns once it is stored (nil) or could not be.
     func append(partition: Int, data: [UInt8]) async -> ClusterError? {
         await withCheckedContinuation { answer in
-            let lead = lanes[partition].queue.withLock { q in
-                q.waiting.append(Waiting(data: data, answer: answer))
-                if q.writing { return false }
-                q.writing = true
+            let lead = state.withLock { s in
+                s.waiting.append(Waiting(partition: partition, data: data, answer: answer))
+                if s.writing { return false }
+                s.writing = true
                 return true
             }
-            if lead { BlockingCalls.submit { [self] in drain(partition) } }
+            if lead { BlockingCalls.submit { [self] in drain() } }
         }
     }
 
-    /// Inputs waiting for `partition` behind the write in flight (the tests wait on it).
-    func waiting(_ partition: Int) -> Int { lanes[partition].queue.withLock { $0.waiting.count } }
+    /// Inputs waiting behind the round in flight (the tests wait on it).
+    var waiting: Int { state.withLock { $0.waiting.count } }
 
-    /// Writes what is waiting for `partition` until nothing is; the one writer of that partition meanwhile.
-    private func drain(_ partition: Int) {
+    /// Writes rounds until nothing waits; the one writer meanwhile.
+    private func drain() {
         while true {
-            let batch = lanes[partition].queue.withLock { q in
-                let b = q.waiting
-                q.waiting.removeAll(keepingCapacity: true)
-                if b.isEmpty { q.writing = false }
+            let batch = state.withLock { s in
+                let b = s.waiting
+                s.waiting.removeAll(keepingCapacity: true)
+                if b.isEmpty { s.writing = false }
                 return b
             }
             if batch.isEmpty { return }
-            for (data, inputs) in ClusterInput.merged(batch.map { $0.data }, limit: limit) {
-                let failure = write(partition, data)
-                for w in batch[inputs] { w.answer.resume(returning: failure) }
+            var byPartition: [Int: [Int]] = [:]
+            var order: [Int] = []
+            for (k, w) in batch.enumerated() {
+                if byPartition[w.partition] == nil { order.append(w.partition) }
+                byPartition[w.partition, default: []].append(k)
             }
+            var messages: [(partition: Int, data: [UInt8])] = []
+            for p in order {
+                let members = byPartition[p]!
+                for (data, _) in ClusterInput.merged(members.map { batch[$0].data }, limit: limit) { messages.append((p, data)) }
+            }
+            let failure = write(messages)
+            for w in batch { w.answer.resume(returning: failure) }
         }
     }
 }

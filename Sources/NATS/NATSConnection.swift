@@ -15,6 +15,8 @@ public final class NATSConnection: @unchecked Sendable {
     let connection: OpaquePointer
     let jetStream: OpaquePointer
     public let servers: [String]
+    /// How long a JetStream API call or a publish waits for its answer.
+    public let apiWait: Duration
     /// Asynchronous publishes JetStream refused or never acknowledged, counted by nats.c's error callback.
     let asyncFailures = AsyncFailures()
 
@@ -25,6 +27,7 @@ public final class NATSConnection: @unchecked Sendable {
     public init(servers: [String], name: String, connectTimeout: Duration = .seconds(2),
                 reconnectWait: Duration = .milliseconds(250), apiWait: Duration = .seconds(10)) throws(NATSError) {
         self.servers = servers
+        self.apiWait = apiWait
         var options: OpaquePointer?
         try check("natsOptions_Create", natsOptions_Create(&options))
         defer { natsOptions_Destroy(options) }

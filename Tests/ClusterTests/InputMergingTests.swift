@@ -63,30 +63,37 @@ struct InputMergingTests {
         #expect(all == everything)
     }
 
-    @Test func partsWaitingBehindAWriteGoOutAsOneMessage() async throws {
-        let written = Mutex<[[UInt8]]>([])
+    @Test func partsWaitingBehindARoundGoOutTogetherInTheNext() async throws {
+        let rounds = Mutex<[[(partition: Int, data: [UInt8])]]>([])
         let release = DispatchSemaphore(value: 0)
-        let appender = CoalescingAppender(partitions: 2, limit: 1 << 20) { partition, data in
-            let first = written.withLock { w in w.append(data); return w.count == 1 }
-            // The first write is held until the others have queued behind it; the last fails.
-            if first { release.wait() }
-            return written.withLock { $0.count } == 3 ? .unavailable("refused") : nil
+        let appender = CoalescingAppender(limit: 1 << 20) { messages in
+            let count = rounds.withLock { r in r.append(messages); return r.count }
+            // The first round is held until the others have queued behind it; the third fails.
+            if count == 1 { release.wait() }
+            return count == 3 ? .unavailable("refused") : nil
         }
         let one = Self.encoded(ClusterInput(requestsSequence: 1, input: .fixes(Self.fixes("a", 1, from: 0))))
         let first = Task { await appender.append(partition: 0, data: one) }
-        #expect(await eventually { written.withLock { $0.count } == 1 })
+        #expect(await eventually { rounds.withLock { $0.count } == 1 })
+        // Five parts for partition 0 and two for partition 1 wait behind it.
         let queued = (1...5).map { k in
             Task { await appender.append(partition: 0, data: Self.encoded(ClusterInput(requestsSequence: 1, input: .fixes(Self.fixes("b\(k)", k, from: 0))))) }
+        } + (1...2).map { k in
+            Task { await appender.append(partition: 1, data: Self.encoded(ClusterInput(requestsSequence: 1, input: .fixes(Self.fixes("c\(k)", 1, from: 0))))) }
         }
-        #expect(await eventually { appender.waiting(0) == 5 })
+        #expect(await eventually { appender.waiting == 7 })
         release.signal()
         #expect(await first.value == nil)
         for t in queued { #expect(await t.value == nil) }
-        let writes = written.withLock { $0 }
-        #expect(writes.count == 2)
-        guard case .fixes(let joined) = try ClusterInput(decoding: writes[1], sequence: 2).input else { Issue.record("not fixes"); return }
-        #expect(joined.count == 15, "the five waiting parts, 1 + 2 + 3 + 4 + 5 fixes")
-        // A failed write answers every input it carried with the failure.
+        let written = rounds.withLock { $0 }
+        #expect(written.count == 2)
+        let second = written[1]
+        #expect(second.map(\.partition).sorted() == [0, 1], "one message per partition")
+        for (partition, data) in second {
+            guard case .fixes(let joined) = try ClusterInput(decoding: data, sequence: 2).input else { Issue.record("not fixes"); continue }
+            #expect(joined.count == (partition == 0 ? 15 : 2), "partition 0: 1 + 2 + 3 + 4 + 5 fixes; partition 1: 1 + 1")
+        }
+        // A failed round answers every input it carried with the failure.
         let failed = await appender.append(partition: 1, data: one)
         #expect(failed != nil)
     }

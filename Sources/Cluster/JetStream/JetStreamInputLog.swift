@@ -13,10 +13,17 @@ struct JetStreamInputLog: InputLog {
         self.names = names
         self.partitions = partitions
         // Half of nats-server's default largest message (1 MB), so a joined message is never refused for its size.
-        appender = CoalescingAppender(partitions: partitions, limit: 512 << 10) { partition, data in
+        // A round's messages go out asynchronously and are awaited together: one round trip per round.
+        appender = CoalescingAppender(limit: 512 << 10) { messages in
             do throws(NATSError) {
-                _ = try connection.publish(subject: names.inputSubject(partition), data: data)
-                return nil
+                for m in messages {
+                    let queued: Result<Void, NATSError> = m.data.withUnsafeBytes { b in
+                        Result { () throws(NATSError) in try connection.publishAsync(subject: names.inputSubject(m.partition), data: b, messageId: nil) }
+                    }
+                    try queued.get()
+                }
+                let failed = try connection.waitForAsyncPublishes(timeout: connection.apiWait)
+                return failed == 0 ? nil : .unavailable("\(failed) of \(messages.count) messages not stored")
             } catch {
                 return .unavailable("\(error)")
             }
