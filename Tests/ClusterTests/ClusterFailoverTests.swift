@@ -9,7 +9,8 @@ import TriggerEngine
 
 /// The scale-out deployment as an operator runs it: a real 3-node JetStream cluster and three `geotrigger serve`
 /// instances behind a client that spreads batches over them. One instance is killed (-9) mid-stream, then the node
-/// leading the most partitions' input streams; both come back. The notification stream must then hold exactly the notifications
+/// leading the most partitions' input streams, both come back, then the JetStream meta leader is killed and comes
+/// back. The notification stream must then hold exactly the notifications
 /// of a single-instance `geotrigger replay` of the same fixes: each deliveryId once, with the same bytes.
 @Suite(.serialized) struct ClusterFailoverTests {
     static var available: Bool { NATSCluster.available && FileManager.default.isExecutableFile(atPath: BuiltBinary.geotrigger.path) }
@@ -61,6 +62,7 @@ import TriggerEngine
                 let leaders = try (0..<6).compactMap { try probe.streamLeader(stream: names.inputStream($0)) }
                 let leader = try #require(Dictionary(grouping: leaders) { $0 }.max { $0.value.count < $1.value.count }?.key)
                 let index: Int = try #require(cluster.index(named: leader))
+                print("cluster failover: killing \(leader), leader of \(leaders.filter { $0 == leader }.count) of 6 input streams (meta leader: \(cluster.metaLeader() ?? "none known"))")
                 killedLeader = index
                 cluster.kill9(index)
             case 24:
@@ -69,15 +71,30 @@ import TriggerEngine
                 try cluster.start(killedLeader!)
                 try instances[1].start()
                 try instances[1].waitReady()
+            case 26:
+                // The JetStream meta leader (stream and consumer placement, leader elections) from a settled state.
+                try await Self.waitUntilOwned(instances, what: "the restarted instance taking its share back")
+                report("node and instance restarted", overlap)
+                let meta = try #require(await Self.metaLeader(cluster))
+                overlap = OwnershipOverlap(instances)
+                let metaIndex: Int = try #require(cluster.index(named: meta))
+                killedLeader = metaIndex
+                print("cluster failover: killing the meta leader \(meta)")
+                cluster.kill9(metaIndex)
+            case 28:
+                report("the meta leader killed", overlap)
+                overlap = OwnershipOverlap(instances)
+                try cluster.start(killedLeader!)
             default: break
             }
             let alive = instances.filter(\.isRunning)
             let sending = ContinuousClock.now
             try await Self.send(step: step, workload: workload, to: alive)
             if step == 18 { print("cluster failover: input streams' leader killed; step 18's 1,000 fixes acknowledged after \(ContinuousClock.now - sending)") }
+            if step == 26 { print("cluster failover: meta leader killed; step 26's 1,000 fixes acknowledged after \(ContinuousClock.now - sending)") }
         }
-        try await Self.waitUntilOwned(instances, what: "the restarted instance taking its share back")
-        report("node and instance restarted", overlap)
+        try await Self.waitUntilOwned(instances, what: "every partition owned after the meta leader's restart")
+        report("meta leader restarted", overlap)
 
         // Everything evaluated: the notification stream stops growing.
         let reader = try NATSConnection(servers: cluster.servers, name: "test reader")
@@ -197,6 +214,16 @@ import TriggerEngine
             }
             try await group.waitForAll()
         }
+    }
+
+    /// The meta leader once a node names one (a fresh election may be under way).
+    static func metaLeader(_ cluster: NATSCluster) async -> String? {
+        var leader: String?
+        _ = await TestSupport.eventually(every: .milliseconds(200)) {
+            leader = cluster.metaLeader()
+            return leader != nil
+        }
+        return leader
     }
 
     /// The notifications in the stream's messages: each message holds the lines one input fired.

@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 import NATS
 import TestSupport
 
@@ -9,6 +10,8 @@ final class NATSCluster: @unchecked Sendable {
         let name: String
         let clientPort: Int
         let routePort: Int
+        /// nats-server's monitoring endpoint (`/jsz` names the meta leader).
+        let monitorPort: Int
         let config: URL
         var process: Process?
     }
@@ -23,21 +26,22 @@ final class NATSCluster: @unchecked Sendable {
 
     init(size: Int = 3, extraConfig: String = "") throws {
         directory = try TestFolders.make("gt-nats")
-        let ports = try (0..<size).map { _ in (try LoopbackPort.free(), try LoopbackPort.free()) }
-        for (k, (client, route)) in ports.enumerated() {
+        let ports = try (0..<size).map { _ in (try LoopbackPort.free(), try LoopbackPort.free(), try LoopbackPort.free()) }
+        for (k, (client, route, monitor)) in ports.enumerated() {
             let name = "n\(k + 1)"
             let routes = ports.enumerated().filter { $0.offset != k }.map { "nats-route://127.0.0.1:\($0.element.1)" }
             let store = directory.appendingPathComponent(name)
             let text = """
             server_name: \(name)
             listen: 127.0.0.1:\(client)
+            http: 127.0.0.1:\(monitor)
             jetstream { store_dir: "\(store.path)" }
             \(size > 1 ? "cluster { name: geotrigger-test\n  listen: 127.0.0.1:\(route)\n  routes: [\(routes.joined(separator: ", "))] }" : "")
             \(extraConfig)
             """
             let config = directory.appendingPathComponent("\(name).conf")
             try text.write(to: config, atomically: true, encoding: .utf8)
-            nodes.append(Node(name: name, clientPort: client, routePort: route, config: config))
+            nodes.append(Node(name: name, clientPort: client, routePort: route, monitorPort: monitor, config: config))
         }
         for k in nodes.indices { try start(k) }
         try waitForJetStream()
@@ -70,6 +74,17 @@ final class NATSCluster: @unchecked Sendable {
     }
 
     func index(named name: String) -> Int? { nodes.firstIndex { $0.name == name } }
+
+    /// The node leading the JetStream meta group (stream and consumer placement), as a running node's `/jsz`
+    /// says; nil while none knows one.
+    func metaLeader() -> String? {
+        for n in nodes where n.process != nil {
+            guard let answer = try? LoopbackHTTP.exchange(port: n.monitorPort, method: "GET", path: "/jsz"), answer.status == 200,
+                  let leader = (try? JSONParser.parse(answer.body))?["meta_cluster"]?["leader"]?.stringValue, !leader.isEmpty else { continue }
+            return leader
+        }
+        return nil
+    }
 
     /// Waits until a replicated stream can be created: the cluster has met and elected its meta leader.
     func waitForJetStream(timeout: Duration = .seconds(30)) throws {
