@@ -12,8 +12,12 @@ final class PartitionEvaluator {
     private let requests: RequestsFollower
     private let metrics: ClusterMetrics
     private let logger: Logger
+    /// How long an input waits for the request changes it is stamped with (the owner's call bound).
+    private let requestsWait: Duration
 
-    init(engine: PartitionEngine, requestsSequence: UInt64, requests: RequestsFollower, metrics: ClusterMetrics, logger: Logger) {
+    init(engine: PartitionEngine, requestsSequence: UInt64, requests: RequestsFollower, metrics: ClusterMetrics, logger: Logger,
+         requestsWait: Duration) {
+        self.requestsWait = requestsWait
         self.engine = engine
         self.requestsSequence = requestsSequence
         self.requests = requests
@@ -38,8 +42,8 @@ final class PartitionEvaluator {
             return
         }
         if input.requestsSequence > requestsSequence {
-            guard let changes = requests.changes((requestsSequence + 1)...input.requestsSequence, timeout: .seconds(10)) else {
-                throw ClusterError.unavailable("request changes up to \(input.requestsSequence) not read within 10 s")
+            guard let changes = requests.changes((requestsSequence + 1)...input.requestsSequence, timeout: requestsWait) else {
+                throw ClusterError.unavailable("request changes up to \(input.requestsSequence) not read within \(requestsWait)")
             }
             for change in changes { _ = engine.apply(change) }
             requestsSequence = input.requestsSequence

@@ -6,7 +6,10 @@ extension ClusterNode {
     /// The JetStream path: streams created when absent, the requests stream through a pull consumer, leases.
     static func jetStream(_ configuration: ClusterConfiguration, names: ClusterNames, metrics: ClusterMetrics,
                           logger: Logger) throws -> (gateway: ClusterGateway, ownership: any PartitionOwnership) {
-        let connection = try NATSConnection(servers: configuration.servers, name: "\(configuration.instance) gateway")
+        // Every call in the cluster path is bounded below the lease TTL: a batch whose parts JetStream does not
+        // acknowledge within it is answered 503 (the client sends it again) rather than held.
+        let connection = try NATSConnection(servers: configuration.servers, name: "\(configuration.instance) gateway",
+                                            apiWait: configuration.workerCallBound)
         // A takeover publishes again what the last owner published after its checkpoint: the window must cover that.
         let window = max(.seconds(120), (configuration.checkpointInterval + configuration.leaseTTL) * 10)
         // A cluster electing a leader (a node just restarted) answers after a while: wait for it, within reason.

@@ -103,7 +103,8 @@ final class JetStreamPartitionWorker: @unchecked Sendable {
         let consumer = try PullConsumer(connection: connection, stream: names.inputStream(partition), subject: names.inputSubject(partition),
                                         from: inputSequence + 1)
         let subject = names.notificationsSubject(partition)
-        let evaluator = PartitionEvaluator(engine: engine, requestsSequence: requestsSequence, requests: requests, metrics: metrics, logger: logger)
+        let evaluator = PartitionEvaluator(engine: engine, requestsSequence: requestsSequence, requests: requests, metrics: metrics, logger: logger,
+                                           requestsWait: configuration.workerCallBound)
         var lastCheckpoint = ContinuousClock.now
         var lastTick = ContinuousClock.now
         var changedSinceCheckpoint = false

@@ -101,7 +101,8 @@ final class KafkaPartitionWorker: @unchecked Sendable {
         let reader = try KafkaPartitionReader(brokers: brokers, clientId: clientId, topic: names.inputTopic, partition: partition, from: state.inputOffset)
         let once = KafkaOnceClaims(producer: producer, names: names, brokers: brokers, clientId: clientId)
         let evaluator = PartitionEvaluator(engine: engine, requestsSequence: state.requestsSequence, requests: requests, metrics: metrics,
-                                           logger: logger)
+                                           logger: logger,
+                                           requestsWait: configuration.workerCallBound)
         committed = -1
         var lastCheckpoint = ContinuousClock.now, lastTick = ContinuousClock.now
         var changedSinceCheckpoint = false
