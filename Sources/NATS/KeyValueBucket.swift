@@ -75,6 +75,24 @@ public final class KeyValueBucket: @unchecked Sendable {
         try check("delete \(key) from \(name)", kvStore_Delete(store, key))
     }
 
+    /// Deletes the key only if `revision` is still its newest (a delete marker written with the stream's
+    /// expected-last-subject-sequence check, as the Go client's `Delete(key, LastRevision)`); `.conflict` when
+    /// someone wrote it since.
+    public func delete(_ key: String, revision: UInt64) throws(NATSError) {
+        var msg: OpaquePointer?
+        try check("delete \(key) from \(name)", natsMsg_Create(&msg, "$KV.\(name).\(key)", nil, nil, 0))
+        defer { natsMsg_Destroy(msg) }
+        try check("delete \(key) from \(name)", natsMsgHeader_Set(msg, "KV-Operation", "DEL"))
+        var options = jsPubOptions()
+        jsPubOptions_Init(&options)
+        options.ExpectLastSubjectSeq = revision
+        var ack: UnsafeMutablePointer<jsPubAck>?
+        var code = jsErrCode(rawValue: 0)
+        let status = js_PublishMsg(&ack, connection.jetStream, msg, &options, &code)
+        if let ack { jsPubAck_Destroy(ack) }
+        try check("delete \(key) from \(name) at revision \(revision)", status, code)
+    }
+
     /// The keys that hold a value now. `timeout` bounds gathering them all (`.timeout` and no keys when it
     /// passes); without one, the connection's `apiWait`.
     public func keys(timeout: Duration? = nil) throws(NATSError) -> [String] {

@@ -31,6 +31,23 @@ import TriggerEngine
         #expect(seen == devices.count)
     }
 
+    /// A handover releases only its own lease: a delete at a revision that is no longer the newest is refused and
+    /// the newer holder keeps the key; at the newest revision it frees the key for a create.
+    @Test(.enabled(if: NATSCluster.available, "nats-server is not installed (Tools/setup.sh --tests)"))
+    func aLeaseIsDeletedOnlyAtItsOwnRevision() throws {
+        let cluster = try NATSCluster(size: 1)
+        let connection = try NATSConnection(servers: cluster.servers, name: "test")
+        let leases = try KeyValueBucket(connection: connection, name: "leases", replicas: 1, ttl: .seconds(600))
+        let mine = try leases.create("p3", value: Array("a".utf8))
+        let theirs = try leases.update("p3", value: Array("b".utf8), revision: mine)
+        #expect(throws: NATSError.self) { try leases.delete("p3", revision: mine) }
+        do { try leases.delete("p3", revision: mine) } catch { #expect(error.kind == .conflict, "\(error)") }
+        #expect(try leases.get("p3")?.value == Array("b".utf8))
+        try leases.delete("p3", revision: theirs)
+        #expect(try leases.get("p3") == nil)
+        #expect(try leases.create("p3", value: Array("c".utf8)) > theirs)
+    }
+
     /// A lease is one holder's: create fails while it is held, an update with a stale revision fails, and once the
     /// holder stops renewing, the TTL frees it for another.
     @Test(.enabled(if: NATSCluster.available, "nats-server is not installed (Tools/setup.sh --tests)"))

@@ -190,8 +190,17 @@ final class JetStreamLeases: PartitionOwnership, @unchecked Sendable {
     private func release(_ owned: inout [Int: Tenure], _ leases: KeyValueBucket) throws {
         for (p, t) in owned where t.releasing != nil && t.worker.isFinished {
             owned.removeValue(forKey: p)
-            try leases.delete(key(p))
-            logger.notice("partition handed over; lease released", metadata: ["partition": "\(p)"])
+            // Only the lease this instance holds: if it expired and another instance took it meanwhile, the
+            // delete is refused and the other keeps it.
+            let revision = t.revision
+            switch Result(catching: { () throws(NATSError) in try leases.delete(key(p), revision: revision) }) {
+            case .success:
+                logger.notice("partition handed over; lease released", metadata: ["partition": "\(p)"])
+            case .failure(let e) where e.kind == .conflict || e.kind == .notFound:
+                logger.notice("partition handed over; its lease had passed to another instance", metadata: ["partition": "\(p)"])
+            case .failure(let e):
+                throw e
+            }
         }
     }
 
