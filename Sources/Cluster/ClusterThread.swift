@@ -37,6 +37,16 @@ final class ClusterThread: Sendable {
         }
     }
 
+    /// Asks the loop to stop and waits until it has, or `bound` has passed; returns whether it has.
+    func stop(_ how: Stop, within bound: Duration) -> Bool {
+        requestStop(how)
+        guard finished.wait(timeout: .now() + .nanoseconds(Int(bound.components.seconds * 1_000_000_000 + bound.components.attoseconds / 1_000_000_000))) == .success else {
+            return false
+        }
+        finished.signal()
+        return true
+    }
+
     /// Asks the loop to stop and waits until it has.
     func stop(_ how: Stop) {
         requestStop(how)

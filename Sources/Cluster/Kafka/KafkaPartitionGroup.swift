@@ -15,11 +15,20 @@ final class KafkaPartitionGroup: PartitionOwnership, @unchecked Sendable {
     private let logger: Logger
     private let thread = ClusterThread()
     private let ownedNow = Mutex<[Int]>([])
+    private let stoppingNow = Mutex<[Int]>([])
     private let consumer = Mutex<KafkaGroupConsumer?>(nil)
-    /// Touched only by the rebalance callback, on the polling thread.
+    /// Touched only on the polling thread (the rebalance callback runs there too).
     private var workers: [Int: KafkaPartitionWorker] = [:]
+    /// Workers revoked or lost that had not returned within the bound: a new worker for the partition waits for its
+    /// predecessor (never two evaluating one partition here).
+    private var windingDown: [Int: KafkaPartitionWorker] = [:]
 
-    init(configuration: ClusterConfiguration, names: ClusterNames, requests: RequestsFollower, metrics: ClusterMetrics, logger: Logger) {
+    private let eachRound: (@Sendable (Int) -> Void)?
+
+    /// - Parameter eachRound: passed to every worker (the tests make one stuck with it).
+    init(configuration: ClusterConfiguration, names: ClusterNames, requests: RequestsFollower, metrics: ClusterMetrics, logger: Logger,
+         eachRound: (@Sendable (Int) -> Void)? = nil) {
+        self.eachRound = eachRound
         self.configuration = configuration
         self.names = names
         self.requests = requests
@@ -28,6 +37,7 @@ final class KafkaPartitionGroup: PartitionOwnership, @unchecked Sendable {
     }
 
     var owned: [Int] { ownedNow.withLock { $0 } }
+    var stopping: [Int] { stoppingNow.withLock { $0 } }
 
     func start() {
         thread.start("kafka group") { [self] in run() }
@@ -60,10 +70,17 @@ final class KafkaPartitionGroup: PartitionOwnership, @unchecked Sendable {
                 }
             }
             member!.poll(timeout: .milliseconds(100))
+            // Workers abandoned by a revocation return by themselves: they leave `stopping` once they have.
+            if windingDown.values.contains(where: \.isFinished) {
+                windingDown = windingDown.filter { !$0.value.isFinished }
+                publish()
+            }
         }
         member?.close()
         for (_, w) in workers { w.stop(checkpoint: true) }
+        for (_, w) in windingDown { w.stop(checkpoint: false) }
         workers = [:]
+        windingDown = [:]
         consumer.withLock { $0 = nil }
         publish()
         logger.notice("every partition handed over")
@@ -72,9 +89,10 @@ final class KafkaPartitionGroup: PartitionOwnership, @unchecked Sendable {
     private func rebalanced(_ event: KafkaGroupConsumer.Rebalance) {
         switch event {
         case .assigned(let partitions):
+            windingDown = windingDown.filter { !$0.value.isFinished }
             for p in partitions where workers[p] == nil {
                 let worker = KafkaPartitionWorker(partition: p, configuration: configuration, names: names, requests: requests, metrics: metrics,
-                                                  logger: logger) { [unowned self] partition, offset in
+                                                  logger: logger, predecessor: windingDown.removeValue(forKey: p), eachRound: eachRound) { [unowned self] partition, offset in
                     guard let member = self.consumer.withLock({ $0 }) else { return }
                     try member.commit(partition: partition, offset: offset)
                 }
@@ -83,10 +101,21 @@ final class KafkaPartitionGroup: PartitionOwnership, @unchecked Sendable {
             }
             logger.notice("partitions assigned", metadata: ["partitions": "\(partitions)"])
         case .revoked(let partitions, let lost):
+            // The callback runs on the polling thread and the group waits for it: a worker is waited for at most
+            // half the session timeout (a lost partition not at all), then abandoned and left to return by itself.
             for p in partitions {
                 guard let worker = workers.removeValue(forKey: p) else { continue }
-                worker.stop(checkpoint: !lost)
-                if lost { metrics.leaseLosses.increment() }
+                if lost {
+                    worker.abandon()
+                    metrics.leaseLosses.increment()
+                } else if worker.stop(checkpoint: true, within: configuration.sessionTimeout / 2) {
+                    continue
+                } else {
+                    worker.abandon()
+                    metrics.leaseLosses.increment()
+                    logger.warning("partition handover did not finish in time; abandoned without a checkpoint", metadata: ["partition": "\(p)"])
+                }
+                if !worker.isFinished { windingDown[p] = worker }
             }
             logger.notice(lost ? "partitions lost" : "partitions revoked", metadata: ["partitions": "\(partitions)"])
         }
@@ -96,6 +125,9 @@ final class KafkaPartitionGroup: PartitionOwnership, @unchecked Sendable {
     private func publish() {
         let list = workers.keys.sorted()
         ownedNow.withLock { $0 = list }
+        let winding = windingDown.filter { !$0.value.isFinished }.keys.sorted()
+        stoppingNow.withLock { $0 = winding }
+        metrics.stopping.record(winding.count)
         metrics.owned.record(list.count)
     }
 }

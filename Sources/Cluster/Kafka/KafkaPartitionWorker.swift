@@ -31,9 +31,18 @@ final class KafkaPartitionWorker: @unchecked Sendable {
     private var brokers: String { configuration.servers.joined(separator: ",") }
     private var clientId: String { "\(configuration.instance)-p\(partition)" }
 
+    /// The worker this partition had before here, still winding down after a revocation that outlived its bound:
+    /// this one starts only once that one has returned.
+    private let predecessor: KafkaPartitionWorker?
+    /// Called at the top of every round of reading: the tests make a worker stuck with it.
+    private let eachRound: (@Sendable (Int) -> Void)?
+
     init(partition: Int, configuration: ClusterConfiguration, names: ClusterNames, requests: RequestsFollower, metrics: ClusterMetrics,
-         logger: Logger, commit: @escaping @Sendable (Int, Int64) throws -> Void) {
+         logger: Logger, predecessor: KafkaPartitionWorker? = nil, eachRound: (@Sendable (Int) -> Void)? = nil,
+         commit: @escaping @Sendable (Int, Int64) throws -> Void) {
         self.partition = partition
+        self.predecessor = predecessor
+        self.eachRound = eachRound
         self.configuration = configuration
         self.names = names
         self.requests = requests
@@ -54,9 +63,20 @@ final class KafkaPartitionWorker: @unchecked Sendable {
         thread.stop(checkpoint ? .handOver : .now)
     }
 
+    /// `stop(checkpoint:)` that waits at most `bound`; whether the worker has returned.
+    func stop(checkpoint: Bool, within bound: Duration) -> Bool {
+        thread.stop(checkpoint ? .handOver : .now, within: bound)
+    }
+
+    /// Asks it to stop at once, without waiting; it publishes nothing more.
+    func abandon() { thread.requestStop(.now) }
+
+    var isFinished: Bool { thread.isFinished }
+
     private var stopRequested: Bool { thread.stopRequested }
 
     private func run() {
+        while let predecessor, !predecessor.isFinished, !stopRequested { Thread.sleep(forTimeInterval: 0.05) }
         while !stopRequested {
             do {
                 try own()
@@ -108,6 +128,7 @@ final class KafkaPartitionWorker: @unchecked Sendable {
         var changedSinceCheckpoint = false
         var writer = ByteWriter(capacity: 64)
         while true {
+            eachRound?(partition)
             if configuration.wallClock, ContinuousClock.now - lastTick >= .seconds(1) {
                 // The tick goes through the partition's log like any input: a replay moves the clock the same way.
                 let tick = ClusterInput(requestsSequence: evaluator.requestsSequence, input: .clock(.wallClock()))
@@ -131,6 +152,9 @@ final class KafkaPartitionWorker: @unchecked Sendable {
                         metrics.repeatsSkipped.increment()
                         return
                     }
+                    // Abandoned (the assignment lost, or a revocation that outlived its bound): another member may
+                    // own the partition already, so nothing more is published.
+                    if thread.requested == .now { throw ClusterError.unavailable("partition \(partition) was abandoned: nothing more is published") }
                     try producer.produce(KafkaMessage(topic: names.notificationsTopic, partition: partition, key: Array(n.device.utf8),
                                                       value: Array(n.json.utf8), headers: [
                                                           (ClusterNames.deliveryIdHeader, Array(n.deliveryId.utf8)),
