@@ -11,7 +11,8 @@
 #   5. delivery: the outbox drained to a local webhook and to a local mosquitto (notifications/s) and its added
 #      latency at a steady 5,000/s (p50/p99);
 #   6. scale-out: 1, 2 and 3 `serve --journal nats://…` instances over a 3-node JetStream cluster started here
-#      (Tools/bench/cluster_ingest.py; needs nats-py from PyPI), then one instance with one partition;
+#      (Tools/bench/cluster_ingest.py, with the embedded `serve` of the same batches first; needs nats-py from PyPI),
+#      then one instance with one partition;
 #   7. micro: the hot functions one by one with allocation counts (Tools/micro-bench.sh, ordo-one/benchmark).
 # Installs shapely/numpy from PyPI. Results go to stdout and out/benchmarks/. Options: QUICK=1 for smaller sizes;
 # SECTIONS="engine replay btsnoop http delivery cluster micro" (the default) to run only some.
@@ -123,7 +124,7 @@ if [[ $sections == *" cluster "* ]]; then
 echo "# scale-out over a 3-node JetStream cluster (BENCHMARKS.md §7)" | tee -a "$results"
 python3 -c "import nats" 2>/dev/null || pip install -q nats-py
 python3 Tools/bench/cluster_ingest.py "$bin/geotrigger" | tee -a "$results"
-python3 Tools/bench/cluster_ingest.py "$bin/geotrigger" --instances 1 --partitions 1 | tail -1 | tee -a "$results"
+python3 Tools/bench/cluster_ingest.py "$bin/geotrigger" --instances 1 --partitions 1 --no-embedded | tail -1 | tee -a "$results"
 fi
 
 if [[ $sections == *" micro "* ]]; then
