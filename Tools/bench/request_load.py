@@ -82,7 +82,7 @@ def main():
         start = statistics.median(starts)
         print(f"start\tno regions, one fix, process start to exit\tmedian {start * 1e3:.1f} ms\t"
               f"(min {min(starts) * 1e3:.1f}, max {max(starts) * 1e3:.1f}; target <= 20 ms)", flush=True)
-        counts = sorted({int(c) for c in a.counts.split(",")} | {int(c) for c in a.http_counts.split(",")})
+        counts = sorted({int(c) for c in a.counts.split(",") if c} | {int(c) for c in a.http_counts.split(",") if c})
         for n in counts:
             data = requests_json(n)
             path = os.path.join(work, f"circles-{n}.json")
