@@ -13,9 +13,12 @@
 #   6. scale-out: 1, 2 and 3 `serve --journal nats://…` instances over a 3-node JetStream cluster started here
 #      (Tools/bench/cluster_ingest.py, with the embedded `serve` of the same batches first; needs nats-py from PyPI),
 #      then one instance with one partition;
-#   7. micro: the hot functions one by one with allocation counts (Tools/micro-bench.sh, ordo-one/benchmark).
+#   7. micro: the hot functions one by one with allocation counts (Tools/micro-bench.sh, ordo-one/benchmark);
+#   8. loading requests, whole process (issue 49): process start to exit with no regions; 10k, 100k and 1M circle
+#      requests from a file (`replay`) and in one `POST /v1/requests` (then the restart), each against Python's
+#      json.loads of the same bytes in the same run (Tools/bench/request_load.py).
 # Installs shapely/numpy from PyPI. Results go to stdout and out/benchmarks/. Options: QUICK=1 for smaller sizes;
-# SECTIONS="engine replay btsnoop http delivery cluster micro" (the default) to run only some.
+# SECTIONS="engine replay btsnoop http delivery cluster micro load" (the default) to run only some.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 Tools/setup.sh --bench
@@ -32,7 +35,7 @@ results=out/benchmarks/results-$stamp.tsv
 sparse_fixes=2000000; dense_fixes=200000; trace_fixes=10000000; reports=1000000; counts="10000 100000"
 if [ "${QUICK:-0}" = 1 ]; then sparse_fixes=400000; dense_fixes=50000; trace_fixes=1000000; reports=100000; counts="10000"; fi
 
-sections=" ${SECTIONS:-engine replay btsnoop http delivery cluster micro} "
+sections=" ${SECTIONS:-engine replay btsnoop http delivery cluster micro load} "
 
 if [[ $sections == *" engine "* ]]; then
 echo "# engine vs shapely ($(nproc) cores, $(uname -r), $(swift --version 2>&1 | head -1))" | tee "$results"
@@ -130,5 +133,10 @@ fi
 if [[ $sections == *" micro "* ]]; then
 echo "# micro-benchmarks: the hot functions one by one (Tools/micro-bench.sh)" | tee -a "$results"
 Tools/micro-bench.sh | tee -a "$results"
+fi
+if [[ $sections == *" load "* ]]; then
+echo "# loading circle requests, whole process: from a file and over HTTP, vs json.loads of the same bytes" | tee -a "$results"
+load_counts=10000,100000,1000000; [ "${QUICK:-0}" = 1 ] && load_counts=10000,100000
+python3 Tools/bench/request_load.py --bin "$bin/geotrigger" --counts "$load_counts" --http-counts "$load_counts" | tee -a "$results"
 fi
 echo "results: $results" >&2

@@ -82,7 +82,10 @@ public final class HostState {
     }
 
     /// Adds or replaces decoded requests in order; should the engine refuse one, the ones before it stay added.
-    public func applyRequests(_ requests: [NotificationRequest], json: JSONValue) -> Outcome {
+    /// `texts`: each request's JSON text when the caller wrote it already (off the engine's thread); `firstIndex`:
+    /// where `json`'s first item is in the body it is a piece of, for an error's path.
+    public func applyRequests(_ requests: [NotificationRequest], json: JSONValue, texts: [String]? = nil,
+                              firstIndex: Int = 0) -> Outcome {
         var out = Outcome()
         let items: [JSONValue] = json.arrayValue ?? [json]
         // Where each identifier's row is in `saved`: a request named twice keeps one row, found without a scan
@@ -93,7 +96,7 @@ public final class HostState {
                 do throws(RequestError) {
                     let outcome = try engine.add(r)
                     out.added.append((r.identifier, outcome == .added ? .added : .replaced))
-                    let text = items[k].jsonText
+                    let text = texts?[k] ?? items[k].jsonText
                     requestJSON[r.identifier] = text
                     deliveredJSON.removeValue(forKey: r.identifier)
                     if let state = engine.state(ofRequest: r.identifier) {
@@ -105,7 +108,7 @@ public final class HostState {
                     }
                 } catch {
                     var e = error
-                    e.path = json.arrayValue == nil ? e.path : "[\(k)].\(e.path)"
+                    e.path = json.arrayValue == nil ? e.path : "[\(firstIndex + k)].\(e.path)"
                     out.requestError = e
                     break
                 }

@@ -21,14 +21,45 @@ extension EngineHost {
     }
 
     /// `add(_:geoJSON:)` for a body already read by `converted(_:geoJSON:)` (whose defaults a response reports).
+    /// A body of more than `requestsPerRecord` requests is applied and journaled in pieces of that many, each one
+    /// job on the engine's thread: fixes that arrive meanwhile are evaluated between pieces, not after the whole
+    /// body (a fix between two pieces sees the requests of the pieces before it). The answer waits for the last
+    /// piece to be durable. Each request's JSON text is written here, off the engine's thread.
     public nonisolated func add(converted: GeoJSONConversion) async throws(HostError) -> [(identifier: String, result: AddResult)] {
         let requests: [NotificationRequest]
         do {
             requests = try RequestDecoder().requests(of: converted)
             for r in requests { try RequestDecoder.checkNotificationSize(r) }
         } catch { throw .invalidRequest(error) }
-        return try await add(decoded: requests, json: converted.json, text: converted.json.jsonText)
+        guard let items = converted.json.arrayValue, items.count == requests.count else {
+            let outcome = try await applyPiece(requests, json: converted.json, texts: nil, text: converted.json.jsonText,
+                                               firstIndex: 0)
+            try await acknowledgeable(outcome.end)
+            if let e = outcome.requestError { throw .invalidRequest(e) }
+            return outcome.added
+        }
+        var added: [(identifier: String, result: AddResult)] = []
+        added.reserveCapacity(requests.count)
+        var start = 0
+        repeat {
+            let end = min(items.count, start + Self.requestsPerRecord)
+            let texts = items[start..<end].map(\.jsonText)
+            let text = "[" + texts.joined(separator: ",") + "]"
+            let outcome = try await applyPiece(Array(requests[start..<end]), json: .array(Array(items[start..<end])),
+                                               texts: texts, text: text, firstIndex: start)
+            added += outcome.added
+            if end == items.count || outcome.requestError != nil {
+                try await acknowledgeable(outcome.end)
+                if let e = outcome.requestError { throw .invalidRequest(e) }
+                return added
+            }
+            start = end
+        } while true
     }
+
+    /// Requests per journal record (and per job on the engine's thread) of a large body: small enough that a
+    /// piece holds fixes up for a few milliseconds, large enough that the records add little to the journal.
+    public nonisolated static var requestsPerRecord: Int { 2_000 }
 
     /// A body read once: GeoJSON converted to the SPEC §1 form and decoded (errors naming its features).
     public nonisolated static func converted(_ json: JSONValue, geoJSON options: GeoJSONOptions = GeoJSONOptions()) throws(HostError)
@@ -36,13 +67,21 @@ extension EngineHost {
         do { return try RequestDecoder().convertGeoJSON(json, options: options) } catch { throw .invalidRequest(error) }
     }
 
-    private func add(decoded requests: [NotificationRequest], json: JSONValue, text: String) async throws(HostError)
-        -> [(identifier: String, result: AddResult)] {
+    /// One piece of a body applied and handed to the journal, on the engine's thread; returns the position its
+    /// durability must reach.
+    private func applyPiece(_ requests: [NotificationRequest], json: JSONValue, texts: [String]?, text: String,
+                            firstIndex: Int) throws(HostError)
+        -> (end: UInt64, added: [(identifier: String, result: AddResult)], requestError: RequestError?) {
         try checkHealthy()
-        let outcome = state.applyRequests(requests, json: json)
-        try await commit(.requests(json: text), outcome)
-        if let e = outcome.requestError { throw .invalidRequest(e) }
-        return outcome.added
+        let outcome = state.applyRequests(requests, json: json, texts: texts, firstIndex: firstIndex)
+        let end = write(.requests(json: text), outcome)
+        return (end, outcome.added, outcome.requestError)
+    }
+
+    /// Returns once the records before `end` may be acknowledged.
+    private nonisolated func acknowledgeable(_ end: UInt64) async throws(HostError) {
+        let failure = await withCheckedContinuation { c in whenAcknowledgeable(end) { c.resume(returning: $0) } }
+        if let failure { throw failure }
     }
 
     /// GeoJSON bodies in the SPEC §1 form they stand for.

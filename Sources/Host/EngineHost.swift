@@ -202,7 +202,7 @@ public actor EngineHost {
     /// Calls `done` once the journal lets the records before `end` be acknowledged (nil), or with the error to
     /// answer, from the thread that decided it. A journal that cannot make them durable refuses further changes (it
     /// refuses them already: the host's own flag follows); a failed write has set the writer's.
-    private nonisolated func whenAcknowledgeable(_ end: UInt64, _ done: @escaping @Sendable (HostError?) -> Void) {
+    nonisolated func whenAcknowledgeable(_ end: UInt64, _ done: @escaping @Sendable (HostError?) -> Void) {
         let started = ContinuousClock.now
         writer.whenDurable(through: end, .acknowledgeable) { result in
             switch result {

@@ -7,13 +7,13 @@ struct DeliveredRepository: Sendable {
     init() {}
 
     func save(_ e: DeliveredEntry, in db: Database) throws {
-        try db.execute(sql: "INSERT OR REPLACE INTO delivered (identifier, json, device, delivered_at) VALUES (?, ?, ?, ?)",
-                       arguments: [e.identifier, e.json, e.device, e.deliveredAt.microseconds])
+        try db.cachedStatement(sql: "INSERT OR REPLACE INTO delivered (identifier, json, device, delivered_at) VALUES (?, ?, ?, ?)")
+            .execute(arguments: [e.identifier, e.json, e.device, e.deliveredAt.microseconds])
     }
 
     /// Re-adding a request under a delivered identifier makes it pending again (the engine forgets the record too).
     func delete(identifier: String, in db: Database) throws {
-        try db.execute(sql: "DELETE FROM delivered WHERE identifier = ?", arguments: [identifier])
+        try db.cachedStatement(sql: "DELETE FROM delivered WHERE identifier = ?").execute(arguments: [identifier])
     }
 
     /// In delivery order.

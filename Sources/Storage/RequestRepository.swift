@@ -7,18 +7,20 @@ struct RequestRepository: Sendable {
     init() {}
 
     /// Inserts or replaces a request. A replaced request's pair states belong to its old revision: they go too.
+    /// Cached statements: a batch of many requests (a large POST, a restart's listing) is one transaction, and
+    /// preparing both statements per row was most of its time on the engine's thread.
     func save(_ r: StoredRequest, in db: Database) throws {
-        try db.execute(
+        try db.cachedStatement(
             sql: """
                 INSERT INTO requests (identifier, json, revision, firings, added_generation, added_at)
                 VALUES (?, ?, ?, ?, ?, ?)
                 ON CONFLICT(identifier) DO UPDATE SET json = excluded.json, revision = excluded.revision,
                   firings = excluded.firings, added_generation = excluded.added_generation, added_at = excluded.added_at
-                """,
-            arguments: [r.identifier, r.json, Int64(bitPattern: r.state.revision), Int64(bitPattern: r.state.firings),
-                        Int64(bitPattern: r.state.addedGeneration), r.state.addedAt.microseconds])
-        try db.execute(sql: "DELETE FROM pair_states WHERE identifier = ? AND revision <> ?",
-                       arguments: [r.identifier, Int64(bitPattern: r.state.revision)])
+                """)
+            .execute(arguments: [r.identifier, r.json, Int64(bitPattern: r.state.revision), Int64(bitPattern: r.state.firings),
+                                 Int64(bitPattern: r.state.addedGeneration), r.state.addedAt.microseconds])
+        try db.cachedStatement(sql: "DELETE FROM pair_states WHERE identifier = ? AND revision <> ?")
+            .execute(arguments: [r.identifier, Int64(bitPattern: r.state.revision)])
     }
 
     /// Records a request's firing count after a batch that fired it.
@@ -32,9 +34,9 @@ struct RequestRepository: Sendable {
     func delete(identifiers: [String], in db: Database) throws -> [String] {
         var removed: [String] = []
         for id in identifiers {
-            try db.execute(sql: "DELETE FROM requests WHERE identifier = ?", arguments: [id])
+            try db.cachedStatement(sql: "DELETE FROM requests WHERE identifier = ?").execute(arguments: [id])
             if db.changesCount > 0 { removed.append(id) }
-            try db.execute(sql: "DELETE FROM pair_states WHERE identifier = ?", arguments: [id])
+            try db.cachedStatement(sql: "DELETE FROM pair_states WHERE identifier = ?").execute(arguments: [id])
         }
         return removed
     }

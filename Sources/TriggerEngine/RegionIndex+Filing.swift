@@ -16,9 +16,20 @@ extension RegionIndex {
 
     mutating func beginBatch() { batching = true }
 
+    /// Ends a batch: a batch large against the frozen grid rebuilds it; a small one (a piece of a large request
+    /// body, applied between fixes) goes to the overflow, so pieces in a row cost amortized O(1) per region as
+    /// single adds do, where a rebuild per piece made a body quadratic in its size.
     mutating func endBatch() {
         batching = false
-        rebuild()
+        let added = batchSlots
+        batchSlots.removeAll(keepingCapacity: true)
+        guard !added.isEmpty else { return }
+        if added.count * 4 > frozenRegions { return rebuild() }
+        var filed = Set<Int32>()
+        for slot in added where filed.insert(slot).inserted {
+            fileInOverflow(slot: slot, boxes: boxesBySlot[Int(slot)])
+        }
+        if overflowNodes.count > max(256, entrySlots.count / 4) { rebuild() }
     }
 
     /// Files `slot` under its boxes (already expanded by hysteresis).
@@ -26,7 +37,16 @@ extension RegionIndex {
         while boxesBySlot.count <= Int(slot) { boxesBySlot.append([]) }
         boxesBySlot[Int(slot)] = boxes
         count += 1
-        if batching { return }
+        if batching {
+            batchSlots.append(slot)
+            return
+        }
+        fileInOverflow(slot: slot, boxes: boxes)
+        if overflowNodes.count > max(256, entrySlots.count / 4) { rebuild() }
+    }
+
+    /// One node per cell each box covers, at the box's level.
+    private mutating func fileInOverflow(slot: Int32, boxes: [BoundingBox]) {
         for b in boxes {
             let f = filedExtent(b)
             let level = RegionIndex.level(forSpan: RegionIndex.span(minX: f.minX, maxX: f.maxX, minY: f.minY, maxY: f.maxY), base: baseLevel)
@@ -39,7 +59,6 @@ extension RegionIndex {
                 }
             }
         }
-        if overflowNodes.count > max(256, entrySlots.count / 4) { rebuild() }
     }
 
     /// Regions' boxes filed in the overflow, one node per cell (for tests and diagnostics).
@@ -146,5 +165,7 @@ extension RegionIndex {
         staleEntries = 0
         frozenRegions = count
         overflowQueries = 0
+        // Everything live is in the frozen grid now, the current batch's regions too.
+        batchSlots.removeAll(keepingCapacity: true)
     }
 }

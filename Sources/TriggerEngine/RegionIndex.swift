@@ -120,8 +120,10 @@ struct RegionIndex {
         return max(1.0 / 64, cos(latitude * Double.pi / 180))
     }
 
-    /// While true, inserts only collect boxes; `endBatch()` rebuilds once.
+    /// While true, inserts only collect boxes; `endBatch()` rebuilds once, or files a small batch in the overflow.
     var batching = false
+    /// Slots inserted in the current batch and not yet in the frozen grid (a slot removed and reused may repeat).
+    var batchSlots: [Int32] = []
 
     /// Starts loading the entries a device's cached cell points at (`EngineCore.process(batch:)`): when the device
     /// is still in that cell, its query reads them first.

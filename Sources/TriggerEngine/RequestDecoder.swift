@@ -6,6 +6,17 @@ import Geometry
 public struct RequestDecoder: Sendable {
     public init() {}
 
+    // Each object's known fields, built once: a set literal per call hashed every name of every request.
+    static let requestFields = ["identifier", "content", "trigger"]
+    static let contentFields = ["title", "subtitle", "body", "badge", "sound", "categoryIdentifier", "threadIdentifier",
+                                "summaryArgument", "userInfo"]
+    static let triggerFields = ["type", "region", "notifyOnEntry", "notifyOnExit", "repeats", "devices", "dwell", "hysteresis",
+                                "maximumAccuracy", "initialTrigger", "minimumInterval", "exitTimeout"]
+    static let circleFields = ["type", "id", "name", "center", "radius"]
+    static let centerFields = ["latitude", "longitude"]
+    static let polygonFields = ["type", "id", "name", "geometry"]
+    static let beaconFields = ["type", "id", "name", "uuid", "major", "minor", "namespace", "instance", "proximity"]
+
     /// A JSON array of requests, or a single request object.
     public func decodeRequests(_ json: JSONValue) throws(RequestError) -> [NotificationRequest] {
         if let items = json.arrayValue {
@@ -31,7 +42,7 @@ public struct RequestDecoder: Sendable {
         }
         let identifier = json["identifier"]?.stringValue
         let reader = FieldReader(object: object, path: "", identifier: identifier)
-        try reader.allowOnly(["identifier", "content", "trigger"])
+        try reader.allowOnly(Self.requestFields)
         guard let identifier, !identifier.isEmpty else {
             throw RequestError(path: "identifier", reason: "required: a non-empty string")
         }
@@ -52,8 +63,7 @@ public struct RequestDecoder: Sendable {
 
     func decodeContent(_ object: [(key: String, value: JSONValue)], identifier: String) throws(RequestError) -> NotificationContent {
         let r = FieldReader(object: object, path: "content", identifier: identifier)
-        try r.allowOnly(["title", "subtitle", "body", "badge", "sound", "categoryIdentifier", "threadIdentifier",
-                         "summaryArgument", "userInfo"])
+        try r.allowOnly(Self.contentFields)
         var c = NotificationContent()
         c.title = try r.string("title") ?? ""
         c.subtitle = try r.string("subtitle") ?? ""
@@ -77,8 +87,7 @@ public struct RequestDecoder: Sendable {
 
     func decodeTrigger(_ object: [(key: String, value: JSONValue)], identifier: String) throws(RequestError) -> LocationTrigger {
         let r = FieldReader(object: object, path: "trigger", identifier: identifier)
-        try r.allowOnly(["type", "region", "notifyOnEntry", "notifyOnExit", "repeats", "devices", "dwell", "hysteresis",
-                         "maximumAccuracy", "initialTrigger", "minimumInterval", "exitTimeout"])
+        try r.allowOnly(Self.triggerFields)
         if let type = try r.string("type"), type != "location" {
             throw r.error("type", "unsupported trigger type \"\(type)\"; only \"location\"")
         }
@@ -131,10 +140,10 @@ public struct RequestDecoder: Sendable {
         let name = try r.string("name")
         switch type {
         case "circle":
-            try r.allowOnly(["type", "id", "name", "center", "radius"])
+            try r.allowOnly(Self.circleFields)
             guard let center = try r.object("center", required: true) else { throw r.error("center", "required") }
             let c = FieldReader(object: center, path: "trigger.region.center", identifier: identifier)
-            try c.allowOnly(["latitude", "longitude"])
+            try c.allowOnly(Self.centerFields)
             guard let lat = try c.number("latitude") else { throw c.error("latitude", "required") }
             guard let lon = try c.number("longitude") else { throw c.error("longitude", "required") }
             guard lat >= -90, lat <= 90 else { throw c.error("latitude", "\(lat) is outside [-90, 90]") }
@@ -144,7 +153,7 @@ public struct RequestDecoder: Sendable {
             guard radius <= 5_000_000 else { throw r.error("radius", "must be at most 5,000 km") }
             return Region(id: id, name: name, shape: .circle(center: Coordinate(latitude: lat, longitude: lon), radius: radius))
         case "polygon":
-            try r.allowOnly(["type", "id", "name", "geometry"])
+            try r.allowOnly(Self.polygonFields)
             guard let geometry = r.value("geometry") else { throw r.error("geometry", "required: a GeoJSON Polygon or MultiPolygon") }
             let polygons: PolygonSet
             do throws(RequestError) { polygons = try GeoJSONGeometry.polygonSet(geometry) } catch {
@@ -156,7 +165,7 @@ public struct RequestDecoder: Sendable {
             }
             return Region(id: id, name: name, shape: .polygon(set))
         case "beacon":
-            try r.allowOnly(["type", "id", "name", "uuid", "major", "minor", "namespace", "instance", "proximity"])
+            try r.allowOnly(Self.beaconFields)
             var proximity: Proximity?
             if let p = try r.string("proximity") {
                 guard let v = Proximity(rawValue: p), v != .unknown else {
@@ -206,7 +215,8 @@ struct FieldReader {
 
     func value(_ key: String) -> JSONValue? { object.first { $0.key == key }?.value }
 
-    func allowOnly(_ keys: Set<String>) throws(RequestError) {
+    /// A few names each: a scan of short strings is cheaper than hashing them.
+    func allowOnly(_ keys: [String]) throws(RequestError) {
         for m in object where !keys.contains(m.key) {
             throw error(m.key, "unknown field (known: \(keys.sorted().joined(separator: ", ")))")
         }

@@ -1,0 +1,104 @@
+import JSON
+import EngineLog
+import Foundation
+import Host
+import Storage
+import Testing
+import TestSupport
+import TriggerEngine
+
+/// A body of more requests than one journal record takes (`EngineHost.requestsPerRecord`) is applied in pieces:
+/// the engine's state, the listing in SQLite, the notifications and a restart from the journal are the same as
+/// with the requests added one by one; an invalid entry anywhere in it is named by index and field, and then
+/// nothing of the body is added.
+@Suite struct LargeRequestBodyTests {
+    /// Overlapping circles, some `repeats: false`, a few identifiers named twice (the later one replaces).
+    static func requests(_ count: Int) -> [String] {
+        var rng = SplitMix(seed: 0xB0D1)
+        return (0..<count).map { k in
+            let id = k % 997 == 5 ? "r\(k - 5)" : "r\(k)"
+            let lat = 52.5 + rng.double(0, 0.2), lon = 13.4 + rng.double(0, 0.3)
+            return #"{"identifier":"\#(id)","content":{"title":"{event} \#(k)"},"trigger":{"region":{"type":"circle","id":"c\#(k)","center":{"latitude":\#(lat),"longitude":\#(lon)},"radius":\#(150 + k % 100)},"repeats":\#(k % 7 != 0)}}"#
+        }
+    }
+
+    static func fixes() -> [(line: Int, fix: LocationFix)] {
+        var rng = SplitMix(seed: 0xF1C5)
+        return (0..<2_000).map { k in
+            (k + 1, LocationFix(device: "d\(k % 40)", timestamp: Timestamp(microseconds: Int64(1_760_000_000 + k) * 1_000_000),
+                                latitude: 52.5 + rng.double(0, 0.2), longitude: 13.4 + rng.double(0, 0.3)))
+        }
+    }
+
+    @Test func aBodyInPiecesEqualsTheRequestsAddedOneByOne() async throws {
+        let texts = Self.requests(2 * EngineHost.requestsPerRecord + 777)
+        let body = try JSONParser.parse("[" + texts.joined(separator: ",") + "]")
+
+        let f = try HostFixture("large-body")
+        let store = try f.sqliteStore()
+        let log = try FileHostLog(directory: f.journalPath, logger: f.logger)
+        let host = try EngineHost(store: store, log: log, configuration: HostFixture.eventClock, sinks: HostFixture.sinks, logger: f.logger)
+        let results = try await host.add(body)
+        #expect(results.count == texts.count)
+        #expect(results.filter { $0.result == .replaced }.count == texts.indices.filter { $0 % 997 == 5 }.count)
+
+        let g = try HostFixture("large-body-one-by-one")
+        let reference = try EngineHost(store: try g.store(), log: MemoryHostLog(), configuration: HostFixture.eventClock,
+                                       sinks: HostFixture.sinks, logger: g.logger)
+        var one: [(identifier: String, result: EngineHost.AddResult)] = []
+        for t in texts { one += try await reference.add(try JSONParser.parse(t)) }
+        #expect(results.map(\.identifier) == one.map(\.identifier))
+        #expect(results.map(\.result) == one.map(\.result))
+
+        func rows(_ s: any StateStore) throws -> [String] {
+            try s.listing().requests.map { "\($0.identifier) \($0.json) \($0.state)" }.sorted()
+        }
+        #expect(try rows(store) == rows(try g.store()))
+        #expect(try rows(store).count == Set(texts.indices.map { $0 % 997 == 5 ? $0 - 5 : $0 }).count)
+
+        let fixes = Self.fixes()
+        for start in stride(from: 0, to: fixes.count, by: 500) {
+            _ = try await host.process(fixes: Array(fixes[start..<start + 500]))
+            _ = try await reference.process(fixes: Array(fixes[start..<start + 500]))
+        }
+        #expect(await host.feeder.feedPending())
+        #expect(await reference.feeder.feedPending())
+        let fired = HostFixture.outbox(host)
+        #expect(fired.count > 100, "the scenario fires too little to compare")
+        #expect(fired == HostFixture.outbox(reference))
+
+        // A restart reads the pieces back from the journal, one record each, in order.
+        await host.drainWrites()
+        log.close()
+        let reopened = try FileHostLog(directory: f.journalPath, logger: f.logger)
+        let restarted = try EngineHost(store: try f.sqliteStore(), log: reopened, configuration: HostFixture.eventClock,
+                                       sinks: HostFixture.sinks, logger: f.logger)
+        #expect(restarted.restored.divergent == 0)
+        #expect(try rows(try f.sqliteStore()) == rows(try g.store()))
+        #expect(await restarted.feeder.feedPending())
+        #expect(HostFixture.outbox(restarted) == fired)
+        reopened.close()
+    }
+
+    @Test func anInvalidEntryDeepInABodyIsNamedAndNothingIsAdded() async throws {
+        var texts = Self.requests(2 * EngineHost.requestsPerRecord + 10)
+        let bad = texts.count - 3
+        texts[bad] = texts[bad].replacingOccurrences(of: #""radius":"#, with: #""radius":-"#)
+        let f = try HostFixture("large-body-invalid")
+        let store = try f.sqliteStore()
+        let host = try EngineHost(store: store, log: MemoryHostLog(), configuration: HostFixture.eventClock,
+                                  sinks: HostFixture.sinks, logger: f.logger)
+        do {
+            _ = try await host.add(try JSONParser.parse("[" + texts.joined(separator: ",") + "]"))
+            Issue.record("a body with a negative radius was accepted")
+        } catch let error as HostError {
+            guard case .invalidRequest(let e) = error else {
+                Issue.record("unexpected \(error)")
+                return
+            }
+            #expect(e.path == "[\(bad)].trigger.region.radius")
+            #expect(e.reason == "must be > 0 metres")
+        }
+        #expect(try store.listing().requests.isEmpty)
+    }
+}
