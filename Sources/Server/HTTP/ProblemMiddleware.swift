@@ -6,33 +6,45 @@ import NIOHTTP1
 
 /// Turns every error that escapes a handler into a problem document: Hummingbird's own (unknown route, body over
 /// the limit) keep their status, a client's malformed or oversized body is a 4xx, anything else is a 500 whose
-/// detail is logged, not sent.
+/// detail is logged, not sent. Every 4xx is counted and logged (`RefusalLog`).
 struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
-            return try await next(request, context)
+            let response = try await next(request, context)
+            // A handler's own 4xx answer (a body of which no record could be read).
+            if (400..<500).contains(response.status.code) {
+                refused(request, Problem(response.status, title: response.status.reasonPhrase, detail: "answered by the handler"), context)
+            }
+            return response
         } catch let problem as Problem {
-            if (400..<500).contains(problem.status.code) { ServerMetrics().clientError(status: problem.status.code) }
+            if (400..<500).contains(problem.status.code) { refused(request, problem, context) }
             throw problem
         } catch let error as HTTPError {
-            ServerMetrics().clientError(status: error.status.code)
             let detail: String
             switch error.status {
             case .notFound: detail = "no route for \(request.method) \(request.uri.path)"
             case .contentTooLarge: detail = "the request body is larger than this server accepts"
             default: detail = error.body ?? error.status.reasonPhrase
             }
-            throw Problem(error.status, title: error.status.reasonPhrase, detail: detail)
+            let problem = Problem(error.status, title: error.status.reasonPhrase, detail: detail)
+            if (400..<500).contains(problem.status.code) { refused(request, problem, context) }
+            throw problem
         } catch {
-            // The client's fault (a body over the limit, cut off, or badly chunked): its 4xx, logged at debug only.
+            // The client's fault (a body over the limit, cut off, or badly chunked): its 4xx.
             if let problem = Self.clientProblem(error) {
-                ServerMetrics().clientError(status: problem.status.code)
-                context.logger.debug("bad request", metadata: ["error": "\(error)", "status": "\(problem.status.code)"])
+                refused(request, problem, context)
                 throw problem
             }
             context.logger.error("request failed", metadata: ["error": "\(error)"])
             throw Problem(.internalServerError, title: "Internal error", detail: "the server failed to handle the request")
         }
+    }
+
+    /// Counted by status, and logged (`RefusalLog`).
+    private func refused(_ request: Request, _ problem: Problem, _ context: Context) {
+        ServerMetrics().clientError(status: problem.status.code)
+        RefusalLog.shared.refused(method: "\(request.method)", path: request.uri.path, status: problem.status.code, title: problem.title,
+                                  detail: problem.detail, logger: context.logger)
     }
 
     /// The problem for an error the client caused while its body was read, or nil for the server's own.
