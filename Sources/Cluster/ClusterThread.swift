@@ -40,7 +40,7 @@ final class ClusterThread: Sendable {
     /// Asks the loop to stop and waits until it has, or `bound` has passed; returns whether it has.
     func stop(_ how: Stop, within bound: Duration) -> Bool {
         requestStop(how)
-        guard finished.wait(timeout: .now() + .nanoseconds(Int(bound.components.seconds * 1_000_000_000 + bound.components.attoseconds / 1_000_000_000))) == .success else {
+        guard finished.wait(timeout: .now() + .nanoseconds(Int(bound.nanoseconds))) == .success else {
             return false
         }
         finished.signal()

@@ -95,17 +95,6 @@ public final class NATSConnection: @unchecked Sendable {
     }
 }
 
-extension NATSConnection {
-    /// `blocking` for a call with no result: nil when it succeeded, else its error.
-    public static func blockingFailure(_ body: @escaping @Sendable () throws(NATSError) -> Void) async -> NATSError? {
-        await withCheckedContinuation { c in
-            BlockingCalls.submit {
-                do throws(NATSError) { try body(); c.resume(returning: nil) } catch { c.resume(returning: error) }
-            }
-        }
-    }
-}
-
 extension Duration {
     /// Whole milliseconds, as nats.c's timeouts take them.
     public var milliseconds: Int64 { components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000 }

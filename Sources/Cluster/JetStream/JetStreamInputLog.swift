@@ -34,8 +34,8 @@ struct JetStreamInputLog: InputLog {
 
     func append(_ messages: [LogAppend]) async throws(ClusterError) {
         let appender = self.appender
-        // The parts go out together (joined with other batches' parts for the same partition while a write to it
-        // is in flight); each waits for its own acknowledgement.
+        // The parts go out in the next round of writes (joined there with other batches' parts for the same
+        // partition); each is answered with its round's outcome.
         let failures = await withTaskGroup(of: ClusterError?.self) { group in
             for m in messages {
                 group.addTask { await appender.append(partition: m.partition, data: m.data) }
