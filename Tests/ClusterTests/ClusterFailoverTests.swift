@@ -101,12 +101,21 @@ import TriggerEngine
         var last: UInt64 = 0, stableSince = ContinuousClock.now
         let deadline = ContinuousClock.now + .seconds(90)
         while ContinuousClock.now < deadline {
-            let n = try reader.lastSequence(stream: names.notificationsStream)
+            // A stream whose leader is still being elected after the meta leader's restart answers late: asked again.
+            guard let n = try? reader.lastSequence(stream: names.notificationsStream) else {
+                try await Task.sleep(for: .milliseconds(250))
+                continue
+            }
             if n != last { last = n; stableSince = .now }
             if ContinuousClock.now - stableSince > .seconds(8) { break }
             try await Task.sleep(for: .milliseconds(250))
         }
-        let stored = try reader.messages(stream: names.notificationsStream, subject: names.notificationsWildcard)
+        var read: [StoredMessage]?
+        try await Self.eventually("the notification stream read") {
+            read = try? reader.messages(stream: names.notificationsStream, subject: names.notificationsWildcard)
+            return read != nil
+        }
+        let stored = read ?? []
         let clusterLines = Self.notificationLines(stored)
 
         // The single-instance run of the same input.
@@ -121,7 +130,12 @@ import TriggerEngine
 
         // Every acknowledged fix must be in its partition's input stream: a notification lost because its input
         // never reached the log is the ingest path's failure, not the owners'; this says which.
-        let absent = try Self.fixesAbsentFromInputLog(workload, reader: reader, names: names, partitions: 6)
+        var absentRead: [Int: [Int: Int]]?
+        try await Self.eventually("the input streams read") {
+            absentRead = try? Self.fixesAbsentFromInputLog(workload, reader: reader, names: names, partitions: 6)
+            return absentRead != nil
+        }
+        let absent = absentRead ?? [:]
         #expect(absent.isEmpty, "acknowledged fixes absent from the input streams (partition: steps): \(absent)")
 
         let comparison = try NotificationComparison(cluster: clusterLines, single: single)
