@@ -36,6 +36,8 @@ struct ObserverRecord {
     /// built from them, so it depends on the device's own timeline only, never on how devices interleave.
     var lastFiring = Timestamp.distantPast
     var firingOrdinal: UInt32 = 0
+    /// The device's explain history ring (`ExplainHistory`), -1 for none; in the padding after the ordinal.
+    var explainRing: Int32 = -1
     /// The newest fix's position (NaN before the first; accuracy NaN when the fix had none). Kept only when the
     /// configuration asks (`serve`, for the device listing and the nearby query): replay never reads it, and for
     /// replay this record would be one more cache miss per fix.

@@ -7,8 +7,17 @@ extension EngineCore {
         if isFuture(s.timestamp, device: s.device) { return reject(.future) }
         if configuration.clock == .eventTime, s.timestamp > now { advance(to: s.timestamp, emit: emit) }
         let d = deviceIndex(s.device, at: s.timestamp)
-        if s.timestamp < observers[Int(d)].lastSightingTime { return reject(.late) }
+        if s.timestamp < observers[Int(d)].lastSightingTime {
+            if explain.isOn {
+                noteInput(device: d, kind: .sighting, time: s.timestamp, a: s.rssi.map(Double.init) ?? .nan, b: s.distance ?? .nan, accuracy: nil, rejection: .late)
+                explain.currentDevice = -1
+            }
+            return reject(.late)
+        }
         statistics.sightingsEvaluated += 1
+        if explain.isOn {
+            noteInput(device: d, kind: .sighting, time: s.timestamp, a: s.rssi.map(Double.init) ?? .nan, b: s.distance ?? .nan, accuracy: nil, rejection: nil)
+        }
         // Per-device time: the observer's own sighting settles its beacon deadlines up to its timestamp, first.
         settle(device: d, through: s.timestamp, kinds: .beacons, byClock: false, emit: emit)
         observers[Int(d)].lastArrival = now
@@ -17,7 +26,8 @@ extension EngineCore {
         noteActivity(device: d, at: s.timestamp)
         guard let identity = s.identity else {
             statistics.telemetryFrames += 1
-            fireOverdue(emit: emit)
+            if explain.isOn { explain.currentDevice = -1 }
+        fireOverdue(emit: emit)
             return .evaluated
         }
         let matching: [Int32]
@@ -26,7 +36,8 @@ extension EngineCore {
         case let .eddystoneUID(namespace, _): matching = beaconSlotsByNamespace[namespace] ?? []
         }
         guard !matching.isEmpty else {
-            fireOverdue(emit: emit)
+            if explain.isOn { explain.currentDevice = -1 }
+        fireOverdue(emit: emit)
             return .evaluated
         }
         nextStamp()
@@ -50,6 +61,7 @@ extension EngineCore {
             }
         }
         compactPairs(device: d, at: s.timestamp)
+        if explain.isOn { explain.currentDevice = -1 }
         fireOverdue(emit: emit)
         return .evaluated
     }

@@ -157,9 +157,13 @@ extension EngineCore {
             slots[Int(t.slot)].kind != .empty, let k = pairIndex(device: t.device, slot: t.slot)
         else { return }
         let pair = devices[Int(t.device)].pairs[k]
+        // The clock's own action, unless the device's input is settling it: its events get a clock marker.
+        let byInput = explain.currentDevice == t.device
+        defer { if explain.isOn, !byInput { explain.currentDevice = -1 } }
         switch t.kind {
         case .dwell:
             guard pair.phase == .entering, pair.dwellDeadline == t.deadline else { return }
+            noteEvent(.dwellCompleted, device: t.device, slot: t.slot, at: t.deadline)
             devices[Int(t.device)].pairs[k].phase = .inside
             devices[Int(t.device)].pairs[k].since = t.deadline
             devices[Int(t.device)].pairs[k].dwellDeadline = .distantFuture
@@ -210,6 +214,7 @@ extension EngineCore {
         }
         for d in expired {
             deviceTable.remove(hash: DeviceTable.hash(devices[d].name), index: Int32(d))
+            explain.release(observers[d].explainRing)
             devices[d] = DeviceRecord(name: "")
             observers[d] = ObserverRecord()
             freeDevices.append(Int32(d))

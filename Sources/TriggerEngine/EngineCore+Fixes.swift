@@ -18,26 +18,27 @@ extension EngineCore {
     @inline(__always)
     mutating func process(_ fix: UnsafePointer<LocationFix>, hash: UInt32, guess: Int32, cellKey: UInt64,
                           emit: (FiredNotification) -> Void) -> TriggerEngine.Outcome {
-        if let reason = LocationFix.invalidity(of: fix) { return reject(reason) }
+        if let reason = LocationFix.invalidity(of: fix) { return refuse(fix, reason, device: nil) }
         let timestamp = fix.pointee.timestamp, latitude = fix.pointee.latitude, longitude = fix.pointee.longitude
         let horizontalAccuracy = fix.pointee.horizontalAccuracy
         // Before anything moves: a fix from too far ahead must not move the watermark or its device's timeline.
-        if isFuture(timestamp, device: fix.pointee.device) { return reject(.future) }
+        if isFuture(timestamp, device: fix.pointee.device) { return refuse(fix, .future, device: nil) }
         // The clock moves first, so an idle sweep never frees the device record this fix is about to use.
         if configuration.clock == .eventTime, timestamp > now { advance(to: timestamp, emit: emit) }
         let d = deviceIndex(fix.pointee.device, hash: hash, guess: guess)
         let accuracy = horizontalAccuracy ?? 0
         if devices[Int(d)].hasFix {
             let last = devices[Int(d)].lastFixTime
-            if timestamp < last { return reject(.late) }
+            if timestamp < last { return refuse(fix, .late, device: d) }
             if timestamp == last,
                 DeviceRecord.fingerprint(latitude: latitude, longitude: longitude, accuracy: accuracy)
                     == devices[Int(d)].lastFixFingerprint
             {
-                return reject(.duplicate)
+                return refuse(fix, .duplicate, device: d)
             }
         }
         statistics.fixesEvaluated += 1
+        if explain.isOn { noteInput(device: d, kind: .fix, time: timestamp, a: latitude, b: longitude, accuracy: horizontalAccuracy, rejection: nil) }
         // Per-device time: this fix settles the device's own dwell deadlines up to its timestamp, first.
         settle(device: d, through: timestamp, kinds: .geofences, byClock: false, emit: emit)
 
@@ -102,6 +103,7 @@ extension EngineCore {
             observers[Int(d)].lastLongitude = longitude
             observers[Int(d)].lastAccuracy = horizontalAccuracy ?? .nan
         }
+        if explain.isOn { explain.currentDevice = -1 }
         fireOverdue(emit: emit)
         return .evaluated
     }
@@ -313,6 +315,7 @@ extension EngineCore {
             devices.append(DeviceRecord(name: name))
             observers.append(ObserverRecord())
         }
+        if explain.wants(name) { observers[Int(d)].explainRing = explain.allocateRing() }
         deviceTable.insert(hash: h, index: d)
         return d
     }

@@ -85,10 +85,12 @@ extension EngineCore {
                     devices[Int(d)].pairs[k].evidence = evidence
                     timers.insert(TimerEntry(deadline: deadline, device: d, slot: slot,
                                              slotGeneration: slotGenerations[Int(slot)], kind: .dwell))
+                    if explain.isOn { noteEvent(.dwellStarted, device: d, slot: slot, at: time, until: deadline) }
                     return .entering
                 }
                 let k = setPhase(device: d, slot: slot, at: pi, phase: .inside, since: time)
                 if phase == .outside { statistics.entries += 1 }
+                if explain.isOn { noteEvent(notifies ? .entered : .initiallyInside, device: d, slot: slot, at: time) }
                 if notifies, c.notifyOnEntry {
                     fire(device: d, slot: slot, pair: k, event: .entry, at: time, evidence: evidence, emit: emit)
                 }
@@ -105,10 +107,12 @@ extension EngineCore {
                 // Left before the dwell time: the entry is cancelled silently, and there is no exit to report.
                 setPhase(device: d, slot: slot, at: pi, phase: .outside, since: time)
                 statistics.dwellsCancelled += 1
+                if explain.isOn { noteEvent(.dwellCancelled, device: d, slot: slot, at: time) }
                 return .outside
             case .inside:
                 let k = setPhase(device: d, slot: slot, at: pi, phase: .outside, since: time)
                 statistics.exits += 1
+                if explain.isOn { noteEvent(.exited, device: d, slot: slot, at: time) }
                 if c.notifyOnExit {
                     fire(device: d, slot: slot, pair: k, event: .exit, at: time, evidence: evidence, emit: emit)
                 }
@@ -126,6 +130,7 @@ extension EngineCore {
         let last = devices[Int(d)].pairs[k].lastFired
         if g.minimumInterval > .zero, last > Timestamp.distantPast, time < last + g.minimumInterval {
             statistics.suppressedByMinimumInterval += 1
+            if explain.isOn { noteEvent(.suppressed, device: d, slot: slot, at: time, until: last + g.minimumInterval) }
             return
         }
         firingCounts[Int(slot)] &+= 1
@@ -139,6 +144,10 @@ extension EngineCore {
         let device = devices[Int(d)].name
         emit(Self.render(plan, device: device, event: event, at: time, ordinal: observers[Int(d)].firingOrdinal, evidence: evidence))
         statistics.notifications += 1
+        if explain.isOn {
+            noteEvent(.fired, device: d, slot: slot, at: time)
+            if !g.repeats { noteEvent(.delivered, device: d, slot: slot, at: time) }
+        }
         if !g.repeats { markDelivered(slot: slot, device: device, at: time) }
     }
 

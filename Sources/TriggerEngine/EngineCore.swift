@@ -53,6 +53,9 @@ struct EngineCore {
 
     // Deadlines (dwell, beacon exit).
     var timers = Heap<TimerEntry>()
+
+    /// Recent inputs and decisions, for explanations (off unless configured).
+    var explain: ExplainHistory
     /// Scratch for `settle`: the deadlines of one device that are due.
     var due: [TimerEntry] = []
 
@@ -79,6 +82,7 @@ struct EngineCore {
         idleDeviceExpiry = configuration.idleDeviceExpiry.map { Timestamp.Duration(seconds: $0) }
         idleSweepPeriod = configuration.idleDeviceExpiry.map { Timestamp.Duration(seconds: max(1, $0 / 4)) }
         self.index = RegionIndex(accuracyAllowance: configuration.accuracyAllowance)
+        self.explain = ExplainHistory(mode: configuration.explainDevice.map { .device($0) } ?? .every(depth: configuration.explainDepth))
         candidates.reserveCapacity(256)
     }
 }

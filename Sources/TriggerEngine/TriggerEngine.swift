@@ -42,6 +42,12 @@ public final class TriggerEngine {
         /// cache miss per notification with many requests (~6 % of a notification-dense run); without the lists the
         /// query walks the device records instead.
         public var tracksOccupants = false
+        /// Keep each device's last this many inputs and decisions (an entry each, 32 bytes), so `explain` can say
+        /// why a request did or did not fire (0: keep none, and the per-fix path pays nothing).
+        public var explainDepth = 0
+        /// Keep the inputs and decisions of this one device only, all of them until `drainExplanation` reads them
+        /// (replay's `--explain`); overrides `explainDepth`.
+        public var explainDevice: String?
 
         public static let defaultWallLateness = 60.0
         public static let defaultWallFuture = 600.0
@@ -72,6 +78,8 @@ public final class TriggerEngine {
     public let configuration: Configuration
     /// All state, as one value: its mutating methods get static (not per-access dynamic) exclusivity checking.
     var core: EngineCore
+    /// Entries of `Configuration.explainDevice` already handed out by `drainExplanation`.
+    var drained: UInt64 = 0
 
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
