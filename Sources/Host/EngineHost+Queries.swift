@@ -9,6 +9,16 @@ extension EngineHost {
         engine.deviceStatuses(from: start, limit: limit)
     }
 
+    /// What the engine decided at the device's recent inputs and why (nil: an unknown device).
+    public func explain(device name: String, request: String?) -> DeviceExplanation? {
+        engine.explain(device: name, request: request)
+    }
+
+    /// Whether a request is pending or was delivered (`repeats: false`): one the explain route may be asked about.
+    public func knowsRequest(_ identifier: String) -> Bool {
+        engine.request(identifier) != nil || engine.delivered.contains { $0.request.identifier == identifier }
+    }
+
     public func occupants(ofRegion regionID: String) -> [RegionOccupant]? { engine.occupants(ofRegion: regionID) }
 
     public func nearby(latitude: Double, longitude: Double, radius: Double, limit: Int) -> [NearbyDevice] {

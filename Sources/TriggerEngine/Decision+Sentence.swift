@@ -58,7 +58,7 @@ extension Decision {
         guard m.isFinite else { return "\(m) m" }
         if abs(m) >= 10_000 { return "\(Int((m / 1000).rounded())) km" }
         if abs(m) >= 1000 { return "\(Double(Int((m / 100).rounded())) / 10) km" }
-        if abs(m) >= 10 { return "\(Int(m.rounded())) m" }
+        if abs(m) >= 10 || m == m.rounded() { return "\(Int(m.rounded())) m" }
         return "\(Double(Int((m * 10).rounded())) / 10) m"
     }
 

@@ -120,6 +120,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ServeCommand.help("maxFuture")) var maxFuture: Double?
     @Option(help: ServeCommand.help("deviceRetention")) var deviceRetention: String?
     @Option(help: ServeCommand.help("deviceRetentionExits")) var deviceRetentionExits: String?
+    @Option(help: ServeCommand.help("explainDepth")) var explainDepth: Int?
     @Option(help: ServeCommand.help("logLevel")) var logLevel: String?
     @Option(help: ServeCommand.help("logFormat")) var logFormat: String?
     @Option(help: ServeCommand.help("webhook.batch")) var webhookBatch: Int?
@@ -150,6 +151,7 @@ struct ServeCommand: AsyncParsableCommand {
         put("bluetoothBackend", backend)
         put("tokenFile", tokenFile)
         if let maxBodyBytes { f["maxBodyBytes"] = .integer(maxBodyBytes) }
+        if let explainDepth { f["explainDepth"] = .integer(explainDepth) }
         put("tls.certificate", tlsCertificate)
         put("tls.key", tlsKey)
         put("clock", clock)

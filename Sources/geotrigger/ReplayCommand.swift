@@ -51,6 +51,10 @@ struct ReplayCommand: ParsableCommand {
     @Option(help: "Most rejected records to list individually on standard error.") var showErrors = 20
     @Option(help: "Write a self-contained HTML report: map of regions, tracks and transitions (pan and zoom), per-device timeline, table of notifications.")
     var report: String?
+    @Option(help: ArgumentHelp("Print, on standard error, a line per input of DEVICE saying what the engine decided for each request near it and why (inside, outside or uncertain with the distance to the edge and the accuracy band; dwell, minimumInterval, repeats, scope, refusals). DEVICE:REQUEST explains that request only.", valueName: "device[:request]"))
+    var explain: String?
+    @Option(help: ArgumentHelp("Write every refused record here, one JSON object per line: unreadable records with file, line and field; fixes the engine refused (late, duplicate, future, invalid) with file, fix ordinal, device and timestamp.", valueName: "file"))
+    var rejections: String?
 
     func validate() throws {
         if let speed, !(speed > 0) { throw ValidationError("--speed must be > 0") }
@@ -62,7 +66,7 @@ struct ReplayCommand: ParsableCommand {
 
     func run() throws {
         // What the end of the replay writes or reads is checked first: a typo must not cost the whole replay.
-        for (option, path) in [("-o", output), ("--report", report), ("--write-expect", writeExpect)] {
+        for (option, path) in [("-o", output), ("--report", report), ("--write-expect", writeExpect), ("--rejections", rejections)] {
             if let path, path != "-", let problem = FileBytes.cannotWrite(path) { throw ExitStatus.fail("\(option) \(path): \(problem)") }
         }
         var golden: [UInt8]?
@@ -82,7 +86,19 @@ struct ReplayCommand: ParsableCommand {
         var configuration = TriggerEngine.Configuration(clock: .eventTime)
         configuration.allowedLateness = allowedLateness
         configuration.maximumFuture = maxFuture == 0 ? nil : maxFuture
+        let explained = explain.map { Self.explainTarget($0, requests: requests) }
+        configuration.explainDevice = explained?.device
         let engine = TriggerEngine(configuration: configuration)
+        let rejectionLog: RejectionLog?
+        do { rejectionLog = try rejections.map { try RejectionLog(path: $0) } } catch {
+            throw ExitStatus.fail("--rejections \(error)")
+        }
+        /// The explained device's new inputs, a line each.
+        func printExplanations() {
+            guard let explained, let e = engine.drainExplanation(request: explained.request) else { return }
+            let text = e.lines.map { "explain: \($0)\n" }.joined()
+            if !text.isEmpty { FileHandle.standardError.write(text.data(using: .utf8)!) }
+        }
         try engine.add(contentsOf: requests)
         let keep = expect != nil || writeExpect != nil
         // Paced output is watched as it happens (often through a pipe): each notification is written at once.
@@ -91,6 +107,7 @@ struct ReplayCommand: ParsableCommand {
             throw ExitStatus.fail("-o \(error)")
         }
         var summary = ReplaySummary(regionCount: requests.count)
+        summary.rejectionLog = rejections
         // Otherwise notifications are rendered and written on a thread of their own, handed over once per batch.
         let writer = speed == nil ? NotificationWriterThread(sink: sink) : nil
         writer?.start()
@@ -120,13 +137,20 @@ struct ReplayCommand: ParsableCommand {
         var htmlReport = report.map { _ in ReplayReport(requests: requests) }
         // Options read once: an ArgumentParser property read per fix costs a generic metadata lookup.
         let strict = strict, sortByTime = sortByTime, showErrors = showErrors
-        func evaluate(_ fix: LocationFix) {
+        /// Where each fix came from, for `--rejections`: its file and ordinal among the file's fixes.
+        var fixOrdinal = 0
+        var sources: [(path: String, ordinal: Int)] = []
+        func refused(_ fix: LocationFix, _ reason: FixRejection, path: String, ordinal: Int) {
+            summary.reject(reason)
+            rejectionLog?.write(fix, reason, source: path, ordinal: ordinal)
+        }
+        func evaluate(_ fix: LocationFix, path: String, ordinal: Int) {
             pacer?.wait(until: fix.timestamp)
             let outcome = engine.process(fix) { n in
                 emit(n)
                 htmlReport?.record(n)
             }
-            if case .rejected(let reason) = outcome { summary.reject(reason) }
+            if case .rejected(let reason) = outcome { refused(fix, reason, path: path, ordinal: ordinal) }
             else if htmlReport != nil { htmlReport!.record(fix, inside: engine.status(ofDevice: fix.device)?.memberships ?? []) }
         }
         // The common case (no pacing, report or sorting) takes a loop with nothing but evaluation and output.
@@ -157,13 +181,17 @@ struct ReplayCommand: ParsableCommand {
                 progress?.finish()
                 progress = TerminalProgress(total: batch.size, label: "replay \(batch.path):")
                 currentPath = batch.path
+                fixOrdinal = 0
             }
+            defer { printExplanations() }
             if plain, batch.errors.isEmpty {
                 summary.fixesRead += batch.fixes.count
+                let first = fixOrdinal
+                fixOrdinal += batch.fixes.count
                 batch.fixes.withUnsafeBufferPointer { fixes in
                     // `plain` means unpaced, so the writer thread is there.
-                    engine.process(batch: fixes, emit: { pending.append($0) }, outcome: { _, outcome in
-                        if case .rejected(let reason) = outcome { summary.reject(reason) }
+                    engine.process(batch: fixes, emit: { pending.append($0) }, outcome: { k, outcome in
+                        if case .rejected(let reason) = outcome { refused(fixes[k], reason, path: batch.path, ordinal: first + k + 1) }
                     })
                 }
                 progress?.update(bytes: batch.bytesRead, records: summary.fixesRead)
@@ -175,17 +203,25 @@ struct ReplayCommand: ParsableCommand {
                     let e = batch.errors[nextError].error
                     nextError += 1
                     summary.ingestError(e, listUpTo: strict ? 0 : showErrors)
+                    rejectionLog?.write(e)
                     if strict { failed = e; break }
                 }
                 if failed != nil { break }
                 summary.fixesRead += 1
-                if sortByTime { buffered.append(batch.fixes[k]) } else { evaluate(batch.fixes[k]) }
+                fixOrdinal += 1
+                if sortByTime {
+                    buffered.append(batch.fixes[k])
+                    if rejectionLog != nil { sources.append((batch.path, fixOrdinal)) }
+                } else {
+                    evaluate(batch.fixes[k], path: batch.path, ordinal: fixOrdinal)
+                }
             }
             if failed == nil {
                 while nextError < batch.errors.count {
                     let e = batch.errors[nextError].error
                     nextError += 1
                     summary.ingestError(e, listUpTo: strict ? 0 : showErrors)
+                    rejectionLog?.write(e)
                     if strict { failed = e; break }
                 }
             }
@@ -201,9 +237,13 @@ struct ReplayCommand: ParsableCommand {
             // Stable: equal timestamps keep their input order (SPEC §2: arrival order).
             let order = buffered.indices.sorted { (buffered[$0].timestamp, $0) < (buffered[$1].timestamp, $1) }
             for (k, i) in order.enumerated() {
-                evaluate(buffered[i])
+                let source = i < sources.count ? sources[i] : (path: "", ordinal: 0)
+                evaluate(buffered[i], path: source.path, ordinal: source.ordinal)
                 // In batches as the unsorted path does, so the notifications of a long trace are not all held.
-                if k % 4096 == 4095 { handOver() }
+                if k % 4096 == 4095 {
+                    handOver()
+                    printExplanations()
+                }
             }
         }
         // The end of the input: every device is silent from here, so the deadlines they left pending up to the
@@ -212,6 +252,11 @@ struct ReplayCommand: ParsableCommand {
             emit(n)
             htmlReport?.record(n)
         }
+        printExplanations()
+        if let explained, engine.explain(device: explained.device) == nil {
+            FileHandle.standardError.write("explain: device \(explained.device) does not appear in the traces\n".data(using: .utf8)!)
+        }
+        rejectionLog?.close()
         closeOutput()
         summary.elapsed = (clock.now - started).seconds
         summary.engine = engine.statistics
@@ -277,5 +322,17 @@ struct RealTimePacer {
         let due = origin.wall + .microseconds(Int64(Double((t - origin.event).microseconds) / speed))
         let now = ContinuousClock.now
         if due > now { Thread.sleep(forTimeInterval: (due - now).seconds) }
+    }
+}
+
+extension ReplayCommand {
+    /// `DEVICE[:REQUEST]`: the part after the last colon is a request only when one of the loaded requests has that
+    /// identifier (device ids may hold colons).
+    static func explainTarget(_ text: String, requests: [NotificationRequest]) -> (device: String, request: String?) {
+        if let colon = text.lastIndex(of: ":") {
+            let request = String(text[text.index(after: colon)...])
+            if requests.contains(where: { $0.identifier == request }) { return (String(text[..<colon]), request) }
+        }
+        return (text, nil)
     }
 }

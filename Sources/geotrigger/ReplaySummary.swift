@@ -16,6 +16,8 @@ struct ReplaySummary {
     var warnings = 0
     var elapsed = 0.0
     var engine = EngineStatistics()
+    /// `--rejections`: where every refused record was written.
+    var rejectionLog: String?
 
     mutating func reject(_ reason: FixRejection) { engineRejected[reason, default: 0] += 1 }
 
@@ -50,6 +52,12 @@ struct ReplaySummary {
         s += "  records rejected   \(rejectedIngest)\(rejectedIngest > 0 ? " (" + ingestErrors.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ") + ")" : "")\n"
         for (reason, count) in engineRejected.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
             s += "  fixes dropped      \(count) \(reason.rawValue) (\(reason))\n"
+        }
+        let refusedCount = ingestErrors.values.reduce(0, +) + engineRejected.values.reduce(0, +)
+        if let rejectionLog, refusedCount > 0 {
+            s += "  refused records    all \(refusedCount) written to \(rejectionLog)\n"
+        } else if refusedCount > listed {
+            s += "  not listed         \(refusedCount - listed) refused records (--rejections FILE writes every one)\n"
         }
         if warnings > 0 { s += "  warnings           \(warnings) (above)\n" }
         s += "  transitions        \(counted(engine.entries, "entry", "entries")), \(counted(engine.exits, "exit"))\n"

@@ -53,6 +53,7 @@ import Testing
             "maxFuture": c.engineConfiguration.maximumFuture.map { Self.text($0) } ?? "0",
             "deviceRetention": c.deviceRetention.map { Self.text($0) },
             "deviceRetentionExits": c.deviceRetentionExits ? "exit" : "none",
+            "explainDepth": String(c.engineConfiguration.explainDepth),
             "logLevel": r.logLevel.rawValue,
             "logFormat": r.logFormat.rawValue,
             "webhook.batch": String(c.delivery.webhook.batch),

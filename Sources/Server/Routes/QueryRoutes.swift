@@ -24,14 +24,20 @@ struct QueryRoutes: Sendable {
         ownDevice.get("devices/:device/regions") { _, context in
             try await regions(ofDevice: try Self.own(try PathParameter.require("device", context), context))
         }
+        ownDevice.get("devices/:device/explain") { request, context in
+            try await explain(try Self.own(try PathParameter.require("device", context), context), request)
+        }
         // Ids as apps make them: OwnTracks names a device `user/device`, and a client that does not percent-encode
         // sends `/v1/devices/jane/phone`. Any path under `devices/` with more segments is read as the device's id,
-        // `/regions` at its end as that route (a device whose id itself ends in `/regions` needs `%2F`).
-        ownDevice.get("devices/:device/**") { _, context in
+        // `/regions` or `/explain` at its end as that route (a device whose id itself ends in one needs `%2F`).
+        ownDevice.get("devices/:device/**") { request, context in
             let parts = try [PathParameter.require("device", context)]
                 + context.parameters.getCatchAll().map { part throws(Problem) in try PathParameter.decode(part, name: "device") }
             if parts.count >= 2, parts.last == "regions" {
                 return try await regions(ofDevice: try Self.own(parts.dropLast().joined(separator: "/"), context))
+            }
+            if parts.count >= 2, parts.last == "explain" {
+                return try await explain(try Self.own(parts.dropLast().joined(separator: "/"), context), request)
             }
             return try await device(try Self.own(parts.joined(separator: "/"), context))
         }
@@ -62,6 +68,21 @@ struct QueryRoutes: Sendable {
     private func device(_ name: String) async throws -> Response {
         guard let status = await host.status(ofDevice: name) else { throw Self.noDevice(name) }
         return APIRoutes.json(Self.deviceJSON(status))
+    }
+
+    /// `?request=ID`: that request only, pending or delivered (`repeats: false`).
+    private func explain(_ name: String, _ request: Request) async throws -> Response {
+        let asked = request.uri.queryParameters.get("request")
+        if let asked {
+            guard !asked.isEmpty else { throw Problem(.badRequest, title: "Invalid query", detail: "request= needs a request identifier") }
+            guard await host.knowsRequest(asked) else {
+                throw Problem(.notFound, title: "Unknown request", detail: "no pending or delivered request has identifier '\(asked)'")
+            }
+        }
+        guard let explanation = await host.explain(device: name, request: asked) else { throw Self.noDevice(name) }
+        var w = JSONWriter()
+        explanation.write(into: &w)
+        return APIRoutes.json(w.bytes)
     }
 
     private func regions(ofDevice name: String) async throws -> Response {

@@ -139,6 +139,10 @@ extension ServeSettings {
             }
             c.deviceRetention = seconds
         }
+        if case .int(let n)? = values["explainDepth"]?.value {
+            guard n >= 0, n <= 4096 else { throw fail("explainDepth", "explainDepth must be 0 to 4096 entries, got \(n)") }
+            c.explainDepth = n
+        }
         if let text = string("deviceRetentionExits") {
             switch text {
             case "none": c.deviceRetentionExits = false

@@ -74,6 +74,8 @@ public enum ServeSettings {
               help: "Forget a device once the clock is this long past its newest fix or sighting (a DURATION: seconds, or a number with s, m, h or d, as 30d), so memory and checkpoints hold only devices that still report; one with a pending dwell or beacon exit is kept until that is settled. Default: keep every device."),
         .init("deviceRetentionExits", flag: "device-retention-exits", .string, default: "none",
               help: "What forgetting a device does to the geofences it is inside: none (they end silently; if it reports again it starts unknown, as a new device) or exit (an exit notification where the request has notifyOnExit, at the moment it had been silent for the retention, from its newest fix)."),
+        .init("explainDepth", flag: "explain-depth", .integer, default: "16",
+              help: "Entries kept per device for GET /v1/devices/{id}/explain: each input is one, and each thing it did to a request (entered, fired, held back…) one more; 32 bytes each, so 16 cost 512 bytes a device. 0 keeps none (docs/why.md)."),
         .init("logLevel", flag: "log-level", .string, default: "info",
               help: "Log level: trace, debug, info, notice, warning, error, critical. Logs go to standard error."),
         .init("logFormat", flag: "log-format", .string, default: "text",

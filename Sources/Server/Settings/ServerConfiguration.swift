@@ -27,6 +27,8 @@ public struct ServerConfiguration: Sendable {
     public var deviceRetention: Double?
     /// Forgetting a device fires exits from the geofences it is inside (false: they end silently).
     public var deviceRetentionExits = false
+    /// Entries of each device's explain history (`TriggerEngine.Configuration.explainDepth`).
+    public var explainDepth = 16
     /// Retries, bounds, webhook and NDJSON options for the outbox's delivery.
     public var delivery = DeliveryConfiguration()
     /// PEM certificate chain and private key: both set serves HTTPS only.
@@ -95,6 +97,7 @@ public struct ServerConfiguration: Sendable {
         e.expiryExits = deviceRetentionExits
         e.keepsLastPosition = true
         e.tracksOccupants = true
+        e.explainDepth = explainDepth
         switch maximumFuture {
         case .clockDefault: e.maximumFuture = TriggerEngine.Configuration.defaultWallFuture
         case .seconds(let s): e.maximumFuture = s
