@@ -65,12 +65,12 @@ def replay_again(binary, work, order):
     return float(m.group(1)), wall, cpu
 
 
-def start_server(binary, work):
+def start_server(binary, work, extra=()):
     log = open(os.path.join(work, "serve.log"), "w+")
     env = {k: v for k, v in os.environ.items() if not k.startswith("GEOTRIGGER_")}
     proc = subprocess.Popen([binary, "serve", "--database", os.path.join(work, "g.sqlite"), "--listen", "127.0.0.1:0",
                              "--sink", "ndjson:" + os.path.join(work, "out.ndjson"), "--clock", "event",
-                             "--max-body-bytes", str(64 << 20), "--log-level", "notice"],
+                             "--max-body-bytes", str(64 << 20), "--log-level", "notice", *extra],
                             stderr=log, stdout=subprocess.DEVNULL, env=env)
     try:
         return proc, fleet_workload.wait_listening(proc, log, "geotrigger serve")
@@ -96,6 +96,7 @@ def main():
     ap.add_argument("--requests", type=int, default=1000, help="circle requests (radius 100-500 m)")
     ap.add_argument("--devices", type=int, default=2500, help="devices per connection (4 × 2,500 = 10,000)")
     ap.add_argument("--seed", type=int, default=42)
+    ap.add_argument("--serve-arg", action="append", default=[], help="one more argument for serve (repeat), e.g. --serve-arg=--explain-depth=0")
     ap.add_argument("--postgis", action="store_true", help="also run the PostgreSQL + PostGIS peer on the same batches")
     a = ap.parse_args()
     work = tempfile.mkdtemp(prefix="geotrigger-http-bench-")
@@ -107,7 +108,7 @@ def main():
     replay_before, replay_wall, replay_fixes = replay(a.bin, work, reqs, work_items, "arrival", keep=True)
     connection_rate, connection_wall, _ = replay(a.bin, work, reqs, work_items, "connection")
     bodies = [[fleet_workload.ndjson(b) for b in batches] for batches in work_items]
-    proc, port = start_server(a.bin, work)
+    proc, port = start_server(a.bin, work, a.serve_arg)
     try:
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
         request(conn, "POST", "/v1/requests", json.dumps(reqs))
