@@ -208,7 +208,7 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             // The OpenAPI document is compiled into the binary, so `serve` needs no files beside it.
-            resources: [.embedInCode("openapi.json")],
+            resources: [.embedInCode("openapi.json"), .embedInCode("console.html")],
             swiftSettings: strict),
         .executableTarget(
             name: "geotrigger",

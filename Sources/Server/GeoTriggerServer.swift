@@ -177,6 +177,10 @@ public struct GeoTriggerServer: Sendable {
         OutboxRoutes(store: host.store, dispatcher: dispatcher, signal: host.outboxSignal, feeder: host.feeder)
             .register(read: router.group("v1").add(middleware: ScopeMiddleware(access: .read)),
                       admin: router.group("v1").add(middleware: ScopeMiddleware(access: .admin)))
+        if configuration.console {
+            ConsoleRoutes(tiles: configuration.consoleTiles, attribution: configuration.consoleTilesAttribution)
+                .register(read: router.group().add(middleware: ScopeMiddleware(access: .read)))
+        }
         return router
     }
 

@@ -121,6 +121,10 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ServeCommand.help("deviceRetention")) var deviceRetention: String?
     @Option(help: ServeCommand.help("deviceRetentionExits")) var deviceRetentionExits: String?
     @Option(help: ServeCommand.help("explainDepth")) var explainDepth: Int?
+    @Option(help: ServeCommand.help("console")) var console: String?
+    @Flag(name: .customLong("no-console"), help: ArgumentHelp("Do not serve the operator console (the same as --console off).", visibility: .hidden)) var noConsole = false
+    @Option(help: ServeCommand.help("console.tiles")) var consoleTiles: String?
+    @Option(help: ServeCommand.help("console.tilesAttribution")) var consoleTilesAttribution: String?
     @Option(help: ServeCommand.help("logLevel")) var logLevel: String?
     @Option(help: ServeCommand.help("logFormat")) var logFormat: String?
     @Option(help: ServeCommand.help("webhook.batch")) var webhookBatch: Int?
@@ -157,6 +161,9 @@ struct ServeCommand: AsyncParsableCommand {
         put("clock", clock)
         put("logLevel", logLevel)
         put("deviceRetention", deviceRetention)
+        put("console", noConsole ? "off" : console)
+        put("console.tiles", consoleTiles)
+        put("console.tilesAttribution", consoleTilesAttribution)
         put("deviceRetentionExits", deviceRetentionExits)
         put("logFormat", logFormat)
         func put(_ key: String, _ value: Int?) { if let value { f[key] = .integer(value) } }

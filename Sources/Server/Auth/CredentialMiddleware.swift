@@ -8,8 +8,8 @@ import Storage
 struct CredentialMiddleware: RouterMiddleware {
     let credentials: Credentials
 
-    /// Where the apps post: their 401 also offers Basic.
-    static let appPaths: Set<String> = ["/", "/v1/owntracks", "/v1/osmand"]
+    /// Where the apps post, and the console a browser opens: their 401 also offers Basic.
+    static let appPaths: Set<String> = ["/", "/console", "/v1/owntracks", "/v1/osmand"]
 
     func handle(_ request: Request, context: APIContext, next: (Request, APIContext) async throws -> Response) async throws -> Response {
         if request.uri.path == "/healthz" { return try await next(request, context) }

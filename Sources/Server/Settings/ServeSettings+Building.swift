@@ -143,6 +143,22 @@ extension ServeSettings {
             guard n >= 0, n <= 4096 else { throw fail("explainDepth", "explainDepth must be 0 to 4096 entries, got \(n)") }
             c.explainDepth = n
         }
+        if let text = string("console") {
+            switch text {
+            case "on": c.console = true
+            case "off": c.console = false
+            default: throw fail("console", "console must be on or off, got '\(text)'")
+            }
+        }
+        if let template = string("console.tiles") {
+            guard template.contains("{z}"), template.contains("{x}"), template.contains("{y}"),
+                template.hasPrefix("http://") || template.hasPrefix("https://") || template.hasPrefix("/")
+            else {
+                throw fail("console.tiles", "console.tiles must be an http(s) URL template with {z}, {x} and {y}, got '\(template)'")
+            }
+            c.consoleTiles = template
+        }
+        c.consoleTilesAttribution = string("console.tilesAttribution")
         if let text = string("deviceRetentionExits") {
             switch text {
             case "none": c.deviceRetentionExits = false

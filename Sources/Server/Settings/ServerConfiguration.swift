@@ -27,6 +27,11 @@ public struct ServerConfiguration: Sendable {
     public var deviceRetention: Double?
     /// Forgetting a device fires exits from the geofences it is inside (false: they end silently).
     public var deviceRetentionExits = false
+    /// Serve the operator console at `/console`.
+    public var console = true
+    /// The console map's tile URL template (`{z}/{x}/{y}`) and the attribution it requires.
+    public var consoleTiles: String?
+    public var consoleTilesAttribution: String?
     /// Entries of each device's explain history (`TriggerEngine.Configuration.explainDepth`).
     public var explainDepth = 16
     /// Retries, bounds, webhook and NDJSON options for the outbox's delivery.
