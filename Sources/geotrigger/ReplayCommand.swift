@@ -49,8 +49,12 @@ struct ReplayCommand: ParsableCommand {
     @Option(help: "Reject fixes more than this many seconds ahead of both the watermark and their device's newest fix as future; 0 turns the check off.")
     var maxFuture: Double = TriggerEngine.Configuration.defaultEventFuture
     @Option(help: "Most rejected records to list individually on standard error.") var showErrors = 20
-    @Option(help: "Write a self-contained HTML report: map of regions, tracks and transitions (pan and zoom), per-device timeline, table of notifications.")
+    @Option(help: "Write a self-contained HTML report: a map of the tracks (a colour per device, start and end marks, decimated per zoom level), the regions by name and the transitions, over bundled country outlines; an explain panel per transition (the fix, its accuracy, the dwell, fixes refused near it); a per-device timeline; tables of notifications and of refused fixes.")
     var report: String?
+    @Option(help: ArgumentHelp("With --report: draw the map over this tile server's tiles (https://…/{z}/{x}/{y}.png; {s} becomes a) instead of the bundled outlines. The page then loads tiles from it when opened; without this option it loads nothing.", valueName: "URL-TEMPLATE"))
+    var tiles: String?
+    @Option(help: ArgumentHelp("With --tiles: the attribution the tile server asks for, shown on the map.", valueName: "TEXT"))
+    var tilesAttribution: String?
 
     func validate() throws {
         if let speed, !(speed > 0) { throw ValidationError("--speed must be > 0") }
@@ -58,6 +62,11 @@ struct ReplayCommand: ParsableCommand {
             throw ValidationError("--allowed-lateness must be a number of seconds ≥ 0")
         }
         if !(maxFuture >= 0 && maxFuture < 1e12) { throw ValidationError("--max-future must be a number of seconds ≥ 0") }
+        if let tiles {
+            if report == nil { throw ValidationError("--tiles is for the map of --report; give --report FILE too") }
+            if let problem = Self.tileTemplateProblem(tiles) { throw ValidationError("--tiles \(tiles): \(problem)") }
+        }
+        if tilesAttribution != nil, tiles == nil { throw ValidationError("--tiles-attribution names the tile server of --tiles; give --tiles too") }
     }
 
     func run() throws {
@@ -126,11 +135,16 @@ struct ReplayCommand: ParsableCommand {
                 emit(n)
                 htmlReport?.record(n)
             }
-            if case .rejected(let reason) = outcome { summary.reject(reason) }
-            else if htmlReport != nil { htmlReport!.record(fix, inside: engine.status(ofDevice: fix.device)?.memberships ?? []) }
+            if case .rejected(let reason) = outcome {
+                summary.reject(reason)
+                htmlReport?.record(fix, refused: reason)
+            } else {
+                htmlReport?.record(fix)
+            }
         }
-        // The common case (no pacing, report or sorting) takes a loop with nothing but evaluation and output.
-        let plain = pacer == nil && htmlReport == nil && !sortByTime
+        // The common case (no pacing or sorting) takes a loop with nothing but evaluation and output, and the report
+        // beside it when asked for.
+        let plain = pacer == nil && !sortByTime
 
         // Decoding runs on its own thread; evaluation and output stay here, in file order.
         let pipeline = TracePipeline(paths: traces) { [factory = input.factory, format = input.traceFormat, device = input.device] path in
@@ -162,9 +176,25 @@ struct ReplayCommand: ParsableCommand {
                 summary.fixesRead += batch.fixes.count
                 batch.fixes.withUnsafeBufferPointer { fixes in
                     // `plain` means unpaced, so the writer thread is there.
-                    engine.process(batch: fixes, emit: { pending.append($0) }, outcome: { _, outcome in
-                        if case .rejected(let reason) = outcome { summary.reject(reason) }
-                    })
+                    if htmlReport == nil {
+                        engine.process(batch: fixes, emit: { pending.append($0) }, outcome: { _, outcome in
+                            if case .rejected(let reason) = outcome { summary.reject(reason) }
+                        })
+                    } else {
+                        // Each fix goes to the report with its outcome, each notification as it fires: nothing is
+                        // asked of the engine for the report.
+                        engine.process(batch: fixes, emit: { n in
+                            pending.append(n)
+                            htmlReport!.record(n)
+                        }, outcome: { i, outcome in
+                            if case .rejected(let reason) = outcome {
+                                summary.reject(reason)
+                                htmlReport!.record(fixes[i], refused: reason)
+                            } else {
+                                htmlReport!.record(fixes[i])
+                            }
+                        })
+                    }
                 }
                 progress?.update(bytes: batch.bytesRead, records: summary.fixesRead)
                 continue
@@ -221,9 +251,13 @@ struct ReplayCommand: ParsableCommand {
         }
 
         if let report, let htmlReport {
+            let reportStarted = clock.now
             do {
-                try htmlReport.html(title: "GeoTrigger replay: \(traces.joined(separator: ", "))").write(toFile: report, atomically: true, encoding: .utf8)
-                FileHandle.standardError.write("report: \(report)\n".data(using: .utf8)!)
+                let page = htmlReport.html(title: "GeoTrigger replay: \(traces.joined(separator: ", "))",
+                                           tiles: tiles.map { ReplayReport.Tiles(template: $0, attribution: tilesAttribution) })
+                try Data(page).write(to: URL(fileURLWithPath: report), options: .atomic)
+                let seconds = (clock.now - reportStarted).seconds
+                FileHandle.standardError.write("report: \(report) (\(page.count) bytes, written in \(String(format: "%.2f", seconds)) s)\n".data(using: .utf8)!)
             } catch {
                 throw ExitStatus.fail("--report \(report): \(Self.reason(error))")
             }
@@ -250,6 +284,19 @@ struct ReplayCommand: ParsableCommand {
 }
 
 extension ReplayCommand {
+    /// What is wrong with a `--tiles` template, or nil: an http(s) URL with {z}, {x} and {y}.
+    static func tileTemplateProblem(_ template: String) -> String? {
+        guard template.hasPrefix("https://") || template.hasPrefix("http://") else {
+            return "a tile URL template starts with https:// or http://, e.g. https://tile.example.org/{z}/{x}/{y}.png"
+        }
+        let missing = ["{z}", "{x}", "{y}"].filter { !template.contains($0) }
+        if !missing.isEmpty { return "the template has no \(missing.joined(separator: ", ")); tiles are addressed by {z}/{x}/{y}" }
+        if template.contains(where: { $0 == "\"" || $0 == "<" || $0 == ">" || $0 == " " || $0.isNewline }) {
+            return "a URL cannot contain spaces, quotes or angle brackets"
+        }
+        return nil
+    }
+
     /// The system's reason for a failed write (Foundation's errors carry it as their underlying POSIX error), not
     /// `NSCocoaErrorDomain Code=4`.
     static func reason(_ error: any Error) -> String {

@@ -1,0 +1,62 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Tracks decimated per zoom level by snapping to that zoom's pixel grid (Web Mercator, 256-pixel tiles): a point in
+/// the same pixel as the previous kept point is dropped. The page draws the coarsest level whose pixels are no larger
+/// than its own, so a track costs about as many points as the pixels it crosses, whatever the number of fixes.
+struct TrackLevels {
+    /// The zooms a level may be written for; the last level is always every point (`fullDetail`).
+    static let candidateZooms = [2, 4, 6, 8, 10, 12, 14, 16]
+    static let fullDetail = 99
+    /// A level is written only when it drops enough of the next finer one's points to be worth its bytes.
+    static let worthwhile = 0.7
+
+    /// The zooms written, coarsest first, ending with `fullDetail`.
+    let zooms: [Int]
+
+    init(tracks: [ReplayReport.Track]) {
+        var counts = [Int](repeating: 0, count: Self.candidateZooms.count)
+        var full = 0
+        for t in tracks {
+            full += t.latitudes.count
+            for (k, zoom) in Self.candidateZooms.enumerated() { Self.forEachKept(t, zoom: zoom) { _ in counts[k] += 1 } }
+        }
+        var chosen = [Self.fullDetail]
+        var finer = full
+        for k in Self.candidateZooms.indices.reversed() where Double(counts[k]) <= Self.worthwhile * Double(finer) {
+            chosen.insert(Self.candidateZooms[k], at: 0)
+            finer = counts[k]
+        }
+        zooms = chosen
+    }
+
+    /// Web Mercator x and y in [0, 1] of a quantised position.
+    @inline(__always)
+    static func mercator(latitude: Int32, longitude: Int32) -> (Double, Double) {
+        let lon = Double(longitude) / 100_000, lat = Double(latitude) / 100_000
+        let s = min(0.9999, max(-0.9999, sin(lat * .pi / 180)))
+        return ((lon + 180) / 360, 0.5 - log((1 + s) / (1 - s)) / (4 * .pi))
+    }
+
+    /// Calls `body` with the index of every point of `track` kept at `zoom` (all of them at `fullDetail`); the first
+    /// and last points are always kept, so a track's start and end stay where they are.
+    static func forEachKept(_ track: ReplayReport.Track, zoom: Int, _ body: (Int) -> Void) {
+        let n = track.latitudes.count
+        guard n > 0 else { return }
+        if zoom == fullDetail {
+            for i in 0..<n { body(i) }
+            return
+        }
+        let cells = Double(256 << zoom)
+        var previous = (Int.min, Int.min)
+        for i in 0..<n {
+            let (x, y) = mercator(latitude: track.latitudes[i], longitude: track.longitudes[i])
+            let cell = (Int(x * cells), Int(y * cells))
+            if cell != previous || i == n - 1 {
+                body(i)
+                previous = cell
+            }
+        }
+    }
+}
