@@ -70,7 +70,7 @@ enum ReportScript {
         var world=WORLD.rings.map(function(r){return decode(r,WORLD.scale,false);});
         var levelCache=[];
         function tracksAt(L){if(!levelCache[L])levelCache[L]=D.levels[L].t.map(function(a){return a.length?decode(a,E5,true):null;});return levelCache[L];}
-        function levelFor(z){for(var i=0;i<D.levels.length;i++){if(D.levels[i].z>=z)return i;}return D.levels.length-1;}
+        function levelFor(z){for(var i=0;i<D.levels.length;i++){if(D.levels[i].z>=z-1)return i;}return D.levels.length-1;}
         var touched={};for(var i=0;i<NT;i++)touched[D.requests[D.transitions[8*i+1]][1]]=1;
         var regions=D.regions.map(function(g,k){
           if(g[2]==='c'){var x=X(g[4]/E5),y=Y(g[3]/E5),m=g[5]/(CIRC*Math.cos(g[3]/E5*Math.PI/180));return {k:k,c:true,x:x,y:y,m:m,b:[x-m,y-m,x+m,y+m]};}
@@ -103,19 +103,21 @@ enum ReportScript {
           for(var dv=0;dv<ND;dv++){var t=T[dv];if(!t||!inView(t.b))continue;var pts=new Array(t.x.length);
             for(var i=0;i<t.x.length;i++)pts[i]=px(t.x[i])+','+py(t.y[i]);
             out.push('<polyline class="track" data-device="'+esc(D.devices[dv])+'" stroke="'+color(dv)+'" points="'+pts.join(' ')+'"><title>'+esc(D.devices[dv])+'</title></polyline>');}
-          var marks=0;
+          // Many devices or transitions in view: smaller marks, so the tracks under them stay visible.
+          var marks=0,mr=ND>100?3:6,trr=NT>1000?2.5:4;
           for(var dv=0;dv<ND&&marks<LIMIT;dv++){var e=D.ends[dv];if(!e)continue;var sx=X(e[1]/E5),sy=Y(e[0]/E5),ex=X(e[3]/E5),ey=Y(e[2]/E5);
-            if(inside(sx,sy)){marks++;out.push('<circle class="start" data-device="'+esc(D.devices[dv])+'" fill="'+color(dv)+'" cx="'+px(sx)+'" cy="'+py(sy)+'" r="6"><title>start of '+esc(D.devices[dv])+' '+iso(e[4])+'</title></circle>');}
-            if(inside(ex,ey)){marks++;out.push('<rect class="end" data-device="'+esc(D.devices[dv])+'" fill="'+color(dv)+'" x="'+(px(ex)-6)+'" y="'+(py(ey)-6)+'" width="12" height="12"><title>end of '+esc(D.devices[dv])+' '+iso(e[5])+'</title></rect>');}}
+            if(inside(sx,sy)){marks++;out.push('<circle class="start" data-device="'+esc(D.devices[dv])+'" fill="'+color(dv)+'" cx="'+px(sx)+'" cy="'+py(sy)+'" r="'+mr+'"><title>start of '+esc(D.devices[dv])+' '+iso(e[4])+'</title></circle>');}
+            if(inside(ex,ey)){marks++;out.push('<rect class="end" data-device="'+esc(D.devices[dv])+'" fill="'+color(dv)+'" x="'+(px(ex)-mr)+'" y="'+(py(ey)-mr)+'" width="'+2*mr+'" height="'+2*mr+'"><title>end of '+esc(D.devices[dv])+' '+iso(e[5])+'</title></rect>');}}
           var tr=D.transitions,drawn=0,inv=0;
           for(var n=0;n<NT;n++){var k=8*n;if(tr[k+4]===null)continue;var x=X(tr[k+5]/E5),y=Y(tr[k+4]/E5);if(!inside(x,y))continue;inv++;if(drawn>=LIMIT)continue;drawn++;
-            out.push('<circle class="transition" data-n="'+n+'" data-event="'+(tr[k+2]?'entry':'exit')+'" fill="'+(tr[k+2]?'#2ca02c':'#d62728')+'" cx="'+px(x)+'" cy="'+py(y)+'" r="4"><title>'+(tr[k+2]?'entry ':'exit ')+esc(D.requests[tr[k+1]][0])+' — '+esc(D.devices[tr[k]])+' at '+iso(tr[k+3])+'</title></circle>');}
+            out.push('<circle class="transition" data-n="'+n+'" data-event="'+(tr[k+2]?'entry':'exit')+'" fill="'+(tr[k+2]?'#2ca02c':'#d62728')+'" cx="'+px(x)+'" cy="'+py(y)+'" r="'+trr+'"><title>'+(tr[k+2]?'entry ':'exit ')+esc(D.requests[tr[k+1]][0])+' — '+esc(D.devices[tr[k]])+' at '+iso(tr[k+3])+'</title></circle>');}
           if(inv>drawn)note.push(drawn+' of '+inv+' transitions in view drawn');
           if(sel>=0&&D.transitions[8*sel+4]!==null){var k=8*sel;out.push('<circle class="selected" cx="'+px(X(tr[k+5]/E5))+'" cy="'+py(Y(tr[k+4]/E5))+'" r="9"/>');}
           svg.innerHTML=out.join('')+labels.join('');
           map.dataset.view=[LAT(vy1),LON(vx0),LAT(vy0),LON(vx1)].map(function(v){return v.toFixed(5);}).join(',');
           map.dataset.zoom=z.toFixed(2);map.dataset.level=D.levels[L].z;
           document.getElementById('mapnote').textContent=note.join('; ');
+          if(!map.dataset.firstDrawMs)map.dataset.firstDrawMs=Math.round(performance.now());
           map.dataset.state='rendered';
         }
         function drawTiles(w,h,s){var tz=Math.max(0,Math.min(19,Math.round(z))),n=Math.pow(2,tz),ts=s/n,html=[];

@@ -3,11 +3,11 @@ import Glibc
 #endif
 
 /// Tracks decimated per zoom level by snapping to that zoom's pixel grid (Web Mercator, 256-pixel tiles): a point in
-/// the same pixel as the previous kept point is dropped. The page draws the coarsest level whose pixels are no larger
-/// than its own, so a track costs about as many points as the pixels it crosses, whatever the number of fixes.
+/// the same pixel as the previous kept point is dropped. The page draws the coarsest level whose pixels are at most
+/// two of its own, so a track costs about as many points as the pixels it crosses, whatever the number of fixes.
 struct TrackLevels {
     /// The zooms a level may be written for; the last level is always every point (`fullDetail`).
-    static let candidateZooms = [2, 4, 6, 8, 10, 12, 14, 16]
+    static let candidateZooms = Array(2...17)
     static let fullDetail = 99
     /// A level is written only when it drops enough of the next finer one's points to be worth its bytes.
     static let worthwhile = 0.7
@@ -20,7 +20,8 @@ struct TrackLevels {
         var full = 0
         for t in tracks {
             full += t.latitudes.count
-            for (k, zoom) in Self.candidateZooms.enumerated() { Self.forEachKept(t, zoom: zoom) { _ in counts[k] += 1 } }
+            let projected = Self.projected(t)
+            for (k, zoom) in Self.candidateZooms.enumerated() { Self.forEachKept(projected, zoom: zoom) { _ in counts[k] += 1 } }
         }
         var chosen = [Self.fullDetail]
         var finer = full
@@ -39,19 +40,29 @@ struct TrackLevels {
         return ((lon + 180) / 360, 0.5 - log((1 + s) / (1 - s)) / (4 * .pi))
     }
 
-    /// Calls `body` with the index of every point of `track` kept at `zoom` (all of them at `fullDetail`); the first
-    /// and last points are always kept, so a track's start and end stay where they are.
+    /// A track's points in Web Mercator, computed once for all the levels.
+    static func projected(_ track: ReplayReport.Track) -> [(Double, Double)] {
+        track.latitudes.indices.map { mercator(latitude: track.latitudes[$0], longitude: track.longitudes[$0]) }
+    }
+
+    /// Calls `body` with the index of every point of `track` kept at `zoom` (all of them at `fullDetail`).
     static func forEachKept(_ track: ReplayReport.Track, zoom: Int, _ body: (Int) -> Void) {
-        let n = track.latitudes.count
-        guard n > 0 else { return }
         if zoom == fullDetail {
-            for i in 0..<n { body(i) }
-            return
+            for i in track.latitudes.indices { body(i) }
+        } else {
+            forEachKept(projected(track), zoom: zoom, body)
         }
+    }
+
+    /// Calls `body` with the index of every point of a projected track kept at `zoom`; the first and last points
+    /// are always kept, so a track's start and end stay where they are.
+    static func forEachKept(_ points: [(Double, Double)], zoom: Int, _ body: (Int) -> Void) {
+        let n = points.count
+        guard n > 0 else { return }
         let cells = Double(256 << zoom)
         var previous = (Int.min, Int.min)
         for i in 0..<n {
-            let (x, y) = mercator(latitude: track.latitudes[i], longitude: track.longitudes[i])
+            let (x, y) = points[i]
             let cell = (Int(x * cells), Int(y * cells))
             if cell != previous || i == n - 1 {
                 body(i)
