@@ -7,7 +7,8 @@ busiest 100 m cells); the default, 4,570 vehicles x 100 ticks, is 457,000 fixes 
 
 1. `geotrigger replay REGIONS TRACE -o FILE` and the same with `--report PAGE`, each timed from process start to exit
    (alternating, best of --runs); the report's own writing time is what the replay prints on standard error.
-2. `chromium --headless --dump-dom file://PAGE`, timed; the page must reach `data-state="rendered"` on `#map`.
+2. `chromium --headless --dump-dom file://PAGE`, timed (start to exit, serialising the page's DOM included), and the
+   page's own time to its first drawing (`data-first-draw-ms` on `#map`); it must reach `data-state="rendered"`.
 
 Usage: report_scale.py [--bin .build/release/geotrigger] [--vehicles 4570] [--ticks 100] [--circles 10000]
                        [--runs 2] [--keep DIR]
@@ -82,6 +83,7 @@ def main():
                         "--dump-dom", "file://" + page], capture_output=True, text=True)
     render = time.perf_counter() - t0
     state = re.search(r'id="map"[^>]*data-state="(\w+)"', r.stdout)
+    drawn = re.search(r'id="map"[^>]*data-first-draw-ms="(\d+)"', r.stdout)
     tracks = len(re.findall(r'class="track" data-device', r.stdout))
 
     n = lat.size
@@ -94,6 +96,7 @@ def main():
     if rss_plain and rss_report:
         print(f"peak RSS: {rss_plain / 1e6:.0f} MB without, {rss_report / 1e6:.0f} MB with --report")
     print(f"chromium --dump-dom: {render:.1f} s, #map data-state={state.group(1) if state else 'missing'}, "
+          f"first drawing done {drawn.group(1) if drawn else '?'} ms after navigation started, "
           f"{tracks} track polylines in the first view")
     if not a.keep:
         shutil.rmtree(work)
