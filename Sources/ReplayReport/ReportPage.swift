@@ -15,7 +15,15 @@ struct ReportPage {
 
     var origin: Timestamp { report.first == .distantFuture ? Timestamp(microseconds: 0) : report.first }
 
-    func milliseconds(_ t: Timestamp) -> Int { Int((t.microseconds - origin.microseconds) / 1000) }
+    /// `t` in milliseconds from the first fix; a refused fix's timestamp may be anywhere, so no overflow traps.
+    func milliseconds(_ t: Timestamp) -> Int {
+        let (d, overflow) = t.microseconds.subtractingReportingOverflow(origin.microseconds)
+        return overflow ? (d < 0 ? Int.max / 1000 : Int.min / 1000) : Int(d / 1000)
+    }
+
+    /// A finite or not, large or not, value as a whole number for the page: the request and fix fields are checked
+    /// but not bounded.
+    static func whole(_ v: Double) -> Int { v.isFinite ? Int(max(-1e15, min(1e15, v)).rounded()) : -1 }
 
     func render() -> [UInt8] {
         let levels = TrackLevels(tracks: report.tracks)
@@ -129,7 +137,7 @@ struct ReportPage {
         for r in report.requests {
             out.comma(&first)
             out.append("["); out.json(r.identifier); out.append(","); out.append(regionIndex[r.trigger.region.id] ?? 0)
-            out.append(","); out.append(Int(r.trigger.dwell.rounded())); out.append(r.trigger.notifyOnEntry ? ",1" : ",0")
+            out.append(","); out.append(Self.whole(r.trigger.dwell)); out.append(r.trigger.notifyOnEntry ? ",1" : ",0")
             out.append(r.trigger.notifyOnExit ? ",1]" : ",0]")
         }
         // Regions: [id, name, "c", latitude, longitude, radius metres] or [id, name, "p", rings…], coordinates in
@@ -143,7 +151,7 @@ struct ReportPage {
             switch entry.region.shape {
             case let .circle(center, radius):
                 out.append(",\"c\","); out.append(ReplayReport.quantised(center.latitude)); out.append(",")
-                out.append(ReplayReport.quantised(center.longitude)); out.append(","); out.append(Int(radius.rounded()))
+                out.append(ReplayReport.quantised(center.longitude)); out.append(","); out.append(Self.whole(radius))
             case let .polygon(set):
                 var near = touched.contains(k)
                 if !near, let box {
@@ -177,20 +185,26 @@ struct ReportPage {
         out.append("]")
     }
 
-    /// Transitions, eight integers each: device, request, 1 for an entry, fired at (ms from t0), the fix's latitude
-    /// and longitude (1e-5 degree; null without a fix), its accuracy in decimetres (-1 when not given), its time.
+    /// Transitions, eight integers each: device, request, 1 for an entry, fired at (ms after the previous
+    /// transition's), the fix's latitude and longitude (1e-5 degree, as differences from the previous transition's
+    /// fix; null without a fix), its accuracy in decimetres (-1 when not given), and how long before the firing its
+    /// fix was taken (ms). Differences, because most of a large page is transitions and neighbours are close.
     func writeTransitions(_ out: inout ReportBytes) {
         out.append(",\"transitions\":[")
         var first = true
+        var previousTime = 0, previousLatitude: Int32 = 0, previousLongitude: Int32 = 0
         for t in report.transitions {
             out.comma(&first)
             out.append(t.device); out.append(","); out.append(t.request); out.append(t.entry ? ",1," : ",0,")
-            out.append(milliseconds(t.firedAt))
+            let firedAt = milliseconds(t.firedAt)
+            out.append(firedAt &- previousTime)
+            previousTime = firedAt
             if let f = t.fix {
-                out.append(","); out.append(ReplayReport.quantised(f.latitude)); out.append(",")
-                out.append(ReplayReport.quantised(f.longitude)); out.append(",")
-                out.append(f.horizontalAccuracy.map { Int(($0 * 10).rounded()) } ?? -1)
-                out.append(","); out.append(milliseconds(f.timestamp))
+                let lat = ReplayReport.quantised(f.latitude), lon = ReplayReport.quantised(f.longitude)
+                out.append(","); out.append(lat &- previousLatitude); out.append(","); out.append(lon &- previousLongitude)
+                out.append(","); out.append(f.horizontalAccuracy.map { Self.whole($0 * 10) } ?? -1)
+                out.append(","); out.append(firedAt &- milliseconds(f.timestamp))
+                (previousLatitude, previousLongitude) = (lat, lon)
             } else {
                 out.append(",null,null,-1,null")
             }

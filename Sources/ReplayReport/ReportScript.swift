@@ -52,6 +52,9 @@ enum ReportScript {
         var map=document.getElementById('map'),svg=document.getElementById('overlay'),tilesDiv=document.getElementById('tiles');
         var PAL=['#1f77b4','#d62728','#2ca02c','#9467bd','#ff7f0e','#8c564b','#e377c2','#17becf','#bcbd22','#393b79'];
         var ND=D.devices.length,NT=D.transitions.length/8,E5=1e5,LIMIT=3000,CIRC=40075016.686;
+        // Transitions come as differences from the one before (see ReportPage.writeTransitions): made absolute once.
+        (function(){var T=D.transitions,t=0,la=0,lo=0;for(var k=0;k<T.length;k+=8){t+=T[k+3];T[k+3]=t;
+          if(T[k+4]!==null){la+=T[k+4];lo+=T[k+5];T[k+4]=la;T[k+5]=lo;T[k+7]=t-T[k+7];}}})();
         function color(d){return d<PAL.length?PAL[d]:'hsl('+Math.round((d*137.508)%360)+',70%,40%)';}
         function X(lon){return (lon+180)/360;}
         function Y(lat){var s=Math.sin(lat*Math.PI/180);s=Math.min(0.9999,Math.max(-0.9999,s));return 0.5-Math.log((1+s)/(1-s))/(4*Math.PI);}
@@ -142,7 +145,7 @@ enum ReportScript {
         // The explain panel.
         function select(n){if(!(n>=0&&n<NT))return;sel=n;var tr=D.transitions,k=8*n,dv=tr[k],rq=D.requests[tr[k+1]],g=D.regions[rq[1]],entry=tr[k+2]===1;
           var h='<h3 id="explain-title">'+(entry?'Entry into ':'Exit from ')+esc(g[1])+'</h3><dl>';
-          h+='<dt>Request</dt><dd>'+esc(rq[0])+'</dd><dt>Region</dt><dd>'+esc(g[1])+' ('+esc(g[0])+(g[2]==='c'?', circle of '+g[5]+' m':', polygon')+')</dd>';
+          h+='<dt>Request</dt><dd>'+esc(rq[0])+'</dd><dt>Region</dt><dd>'+esc(g[1])+' ('+esc(g[0])+(g[2]==='c'?', circle of '+g[5]+' m':g[2]==='p'?', polygon':', beacon')+')</dd>';
           h+='<dt>Device</dt><dd><span class="swatch" style="background:'+color(dv)+'"></span>'+esc(D.devices[dv])+'</dd><dt>Fired at</dt><dd>'+iso(tr[k+3])+'</dd>';
           if(tr[k+4]!==null){var lat=tr[k+4]/E5,lon=tr[k+5]/E5;
             h+='<dt>Fix</dt><dd>'+iso(tr[k+7])+' at '+lat.toFixed(5)+', '+lon.toFixed(5)+'</dd>';
