@@ -59,6 +59,9 @@ struct ReportBytes {
         }
     }
 
+    /// One `,`: the page's most written text.
+    mutating func comma() { bytes.append(UInt8(ascii: ",")) }
+
     mutating func comma(_ first: inout Bool) {
         if first { first = false } else { bytes.append(UInt8(ascii: ",")) }
     }

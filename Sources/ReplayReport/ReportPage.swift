@@ -58,8 +58,8 @@ struct ReportPage {
         let box = trackBounds()
         if let box {
             out.append("[")
-            out.append(box.south); out.append(","); out.append(box.west); out.append(",")
-            out.append(box.north); out.append(","); out.append(box.east); out.append("]")
+            out.append(box.south); out.comma(); out.append(box.west); out.comma()
+            out.append(box.north); out.comma(); out.append(box.east); out.append("]")
         } else {
             out.append("null")
         }
@@ -80,9 +80,9 @@ struct ReportPage {
         for t in report.tracks {
             out.comma(&first)
             guard let a = t.latitudes.first, let b = t.longitudes.first else { out.append("null"); continue }
-            out.append("["); out.append(a); out.append(","); out.append(b); out.append(",")
-            out.append(t.latitudes[t.latitudes.count - 1]); out.append(","); out.append(t.longitudes[t.longitudes.count - 1])
-            out.append(","); out.append(milliseconds(t.first)); out.append(","); out.append(milliseconds(t.last)); out.append("]")
+            out.append("["); out.append(a); out.comma(); out.append(b); out.comma()
+            out.append(t.latitudes[t.latitudes.count - 1]); out.comma(); out.append(t.longitudes[t.longitudes.count - 1])
+            out.comma(); out.append(milliseconds(t.first)); out.comma(); out.append(milliseconds(t.last)); out.append("]")
         }
         out.append("],\"levels\":[")
         first = true
@@ -90,14 +90,14 @@ struct ReportPage {
             out.comma(&first)
             out.append("{\"z\":"); out.append(zoom); out.append(",\"t\":[")
             var firstTrack = true
-            for t in report.tracks {
+            for (k, t) in report.tracks.enumerated() {
                 out.comma(&firstTrack)
                 out.append("[")
                 var previous: (Int32, Int32) = (0, 0), firstPoint = true
-                TrackLevels.forEachKept(t, zoom: zoom) { i in
+                levels.forEachKept(track: k, zoom: zoom) { i in
                     out.comma(&firstPoint)
                     let p = (t.latitudes[i], t.longitudes[i])
-                    out.append(p.0 - previous.0); out.append(","); out.append(p.1 - previous.1)
+                    out.append(p.0 - previous.0); out.comma(); out.append(p.1 - previous.1)
                     previous = p
                 }
                 out.append("]")
@@ -130,14 +130,15 @@ struct ReportPage {
             regionIndex[r.trigger.region.id] = regions.count
             regions.append((r.trigger.region, r.trigger.region.name ?? r.identifier))
         }
+        let regionOfRequest = report.requests.map { regionIndex[$0.trigger.region.id] ?? -1 }
         var touched = Set<Int>()
-        for t in report.transitions { touched.insert(regionIndex[report.requests[Int(t.request)].trigger.region.id] ?? -1) }
+        for t in report.transitions { touched.insert(regionOfRequest[Int(t.request)]) }
         out.append(",\"requests\":[")
         var first = true
         for r in report.requests {
             out.comma(&first)
-            out.append("["); out.json(r.identifier); out.append(","); out.append(regionIndex[r.trigger.region.id] ?? 0)
-            out.append(","); out.append(Self.whole(r.trigger.dwell)); out.append(r.trigger.notifyOnEntry ? ",1" : ",0")
+            out.append("["); out.json(r.identifier); out.comma(); out.append(regionIndex[r.trigger.region.id] ?? 0)
+            out.comma(); out.append(Self.whole(r.trigger.dwell)); out.append(r.trigger.notifyOnEntry ? ",1" : ",0")
             out.append(r.trigger.notifyOnExit ? ",1]" : ",0]")
         }
         // Regions: [id, name, "c", latitude, longitude, radius metres] or [id, name, "p", rings…], coordinates in
@@ -147,11 +148,11 @@ struct ReportPage {
         let margin: Int32 = 10_000  // 0.1 degree around the tracks
         for (k, entry) in regions.enumerated() {
             out.comma(&first)
-            out.append("["); out.json(entry.region.id); out.append(","); out.json(entry.label)
+            out.append("["); out.json(entry.region.id); out.comma(); out.json(entry.label)
             switch entry.region.shape {
             case let .circle(center, radius):
-                out.append(",\"c\","); out.append(ReplayReport.quantised(center.latitude)); out.append(",")
-                out.append(ReplayReport.quantised(center.longitude)); out.append(","); out.append(Self.whole(radius))
+                out.append(",\"c\","); out.append(ReplayReport.quantised(center.latitude)); out.comma()
+                out.append(ReplayReport.quantised(center.longitude)); out.comma(); out.append(Self.whole(radius))
             case let .polygon(set):
                 var near = touched.contains(k)
                 if !near, let box {
@@ -171,7 +172,7 @@ struct ReportPage {
                             if let last, last == q { continue }
                             last = q
                             out.comma(&firstPoint)
-                            out.append(q.0 - previous.0); out.append(","); out.append(q.1 - previous.1)
+                            out.append(q.0 - previous.0); out.comma(); out.append(q.1 - previous.1)
                             previous = q
                         }
                         out.append("]")
@@ -195,15 +196,15 @@ struct ReportPage {
         var previousTime = 0, previousLatitude: Int32 = 0, previousLongitude: Int32 = 0
         for t in report.transitions {
             out.comma(&first)
-            out.append(t.device); out.append(","); out.append(t.request); out.append(t.entry ? ",1," : ",0,")
+            out.append(t.device); out.comma(); out.append(t.request); out.append(t.entry ? ",1," : ",0,")
             let firedAt = milliseconds(t.firedAt)
             out.append(firedAt &- previousTime)
             previousTime = firedAt
             if let f = t.fix {
                 let lat = ReplayReport.quantised(f.latitude), lon = ReplayReport.quantised(f.longitude)
-                out.append(","); out.append(lat &- previousLatitude); out.append(","); out.append(lon &- previousLongitude)
-                out.append(","); out.append(f.horizontalAccuracy.map { Self.whole($0 * 10) } ?? -1)
-                out.append(","); out.append(firedAt &- milliseconds(f.timestamp))
+                out.comma(); out.append(lat &- previousLatitude); out.comma(); out.append(lon &- previousLongitude)
+                out.comma(); out.append(f.horizontalAccuracy.map { Self.whole($0 * 10) } ?? -1)
+                out.comma(); out.append(firedAt &- milliseconds(f.timestamp))
                 (previousLatitude, previousLongitude) = (lat, lon)
             } else {
                 out.append(",null,null,-1,null")
@@ -220,9 +221,9 @@ struct ReportPage {
         var first = true
         for r in report.refusals {
             out.comma(&first)
-            out.append(r.device); out.append(","); out.append(milliseconds(r.timestamp)); out.append(",")
+            out.append(r.device); out.comma(); out.append(milliseconds(r.timestamp)); out.comma()
             if r.latitude == .min { out.append("null,null,") } else {
-                out.append(r.latitude); out.append(","); out.append(r.longitude); out.append(",")
+                out.append(r.latitude); out.comma(); out.append(r.longitude); out.comma()
             }
             out.append(reasons.firstIndex(of: r.reason) ?? 0)
         }
@@ -230,7 +231,7 @@ struct ReportPage {
         first = true
         for reason in reasons {
             out.comma(&first)
-            out.append("["); out.json(reason.rawValue); out.append(","); out.json(reason.description); out.append(",")
+            out.append("["); out.json(reason.rawValue); out.comma(); out.json(reason.description); out.comma()
             out.append(report.refusalCounts[reason] ?? 0); out.append("]")
         }
         out.append("]")

@@ -14,14 +14,16 @@ struct TrackLevels {
 
     /// The zooms written, coarsest first, ending with `fullDetail`.
     let zooms: [Int]
+    /// Each track's points in Web Mercator, projected once for counting and for every level written.
+    let projected: [[(Double, Double)]]
 
     init(tracks: [ReplayReport.Track]) {
         var counts = [Int](repeating: 0, count: Self.candidateZooms.count)
         var full = 0
-        for t in tracks {
-            full += t.latitudes.count
-            let projected = Self.projected(t)
-            for (k, zoom) in Self.candidateZooms.enumerated() { Self.forEachKept(projected, zoom: zoom) { _ in counts[k] += 1 } }
+        projected = tracks.map { Self.projected($0) }
+        for points in projected {
+            full += points.count
+            for (k, zoom) in Self.candidateZooms.enumerated() { Self.forEachKept(points, zoom: zoom) { _ in counts[k] += 1 } }
         }
         var chosen = [Self.fullDetail]
         var finer = full
@@ -45,12 +47,12 @@ struct TrackLevels {
         track.latitudes.indices.map { mercator(latitude: track.latitudes[$0], longitude: track.longitudes[$0]) }
     }
 
-    /// Calls `body` with the index of every point of `track` kept at `zoom` (all of them at `fullDetail`).
-    static func forEachKept(_ track: ReplayReport.Track, zoom: Int, _ body: (Int) -> Void) {
-        if zoom == fullDetail {
-            for i in track.latitudes.indices { body(i) }
+    /// Calls `body` with the index of every point of track `k` kept at `zoom` (all of them at `fullDetail`).
+    func forEachKept(track k: Int, zoom: Int, _ body: (Int) -> Void) {
+        if zoom == Self.fullDetail {
+            for i in projected[k].indices { body(i) }
         } else {
-            forEachKept(projected(track), zoom: zoom, body)
+            Self.forEachKept(projected[k], zoom: zoom, body)
         }
     }
 
