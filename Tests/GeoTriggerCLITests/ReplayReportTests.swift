@@ -140,6 +140,47 @@ struct ReplayReportTests {
         #expect(dom.contains("Sydney Office"))  // still in the page's data
     }
 
+    /// Polygons near the tracks keep every vertex (to 1e-5 degree); one far from every track and transition is
+    /// written on the coarse 0.001-degree grid, since it is only ever seen zoomed out.
+    @Test func polygonsAwayFromTheTracksAreWrittenCoarsely() async throws {
+        let dir = try TestFolders.make("gt-report-polygons")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        func polygon(_ id: String, _ lat: Double, _ lon: Double) -> [String: Any] {
+            let ring = (0...12).map { k -> [Double] in
+                let a = Double(k % 12) / 12 * 2 * .pi
+                return [lon + 0.012345 * cos(a), lat + 0.007891 * sin(a)]
+            }
+            return ["identifier": id, "content": ["title": id, "body": "{device}"],
+                    "trigger": ["region": ["type": "polygon", "id": id, "geometry": ["type": "Polygon", "coordinates": [ring]]]]]
+        }
+        let regions = dir.appendingPathComponent("regions.json").path
+        try JSONSerialization.data(withJSONObject: [polygon("near", 52.52, 13.40), polygon("far", -33.86, 151.21)])
+            .write(to: URL(fileURLWithPath: regions))
+        let html = dir.appendingPathComponent("report.html").path
+        let r = try await CLIRunner.run(["replay", regions, "Data/demo-drive.gpx", "--device-per-track", "--report", html])
+        #expect(r.status == 0, "\(r.stderr)")
+        let page = try String(contentsOfFile: html, encoding: .utf8)
+        let start = try #require(page.range(of: "<script type=\"application/json\" id=\"report-data\">"))
+        let end = try #require(page.range(of: "</script>", range: start.upperBound..<page.endIndex))
+        let data = try #require(try JSONSerialization.jsonObject(with: Data(page[start.upperBound..<end.lowerBound].utf8)) as? [String: Any])
+        let written = try #require(data["regions"] as? [[Any]])
+        /// A ring's absolute vertices in 1e-5 degree (written as a first vertex, then differences).
+        func vertices(_ id: String) -> [(Int, Int)] {
+            guard let region = written.first(where: { $0.first as? String == id }), let ring = region.last as? [Int] else { return [] }
+            var out: [(Int, Int)] = [], lat = 0, lon = 0
+            for k in stride(from: 0, to: ring.count - 1, by: 2) {
+                lat += ring[k]; lon += ring[k + 1]
+                out.append((lat, lon))
+            }
+            return out
+        }
+        let near = vertices("near"), far = vertices("far")
+        #expect(near.count == 13 && far.count >= 4, "near \(near.count), far \(far.count)")
+        #expect(near.contains { $0.0 % 100 != 0 || $0.1 % 100 != 0 })  // full detail
+        #expect(far.allSatisfy { $0.0 % 100 == 0 && $0.1 % 100 == 0 }, "\(far)")  // on the 0.001-degree grid
+        #expect(far.contains { abs(Double($0.0) / 1e5 - -33.86) < 0.002 && abs(Double($0.1) / 1e5 - 151.2223) < 0.002 }, "\(far)")
+    }
+
     @Test func theExplainPanelShowsTheFixItsAccuracyTheDwellAndTheFixesRefusedNearIt() async throws {
         let dir = try TestFolders.make("gt-report-explain")
         defer { try? FileManager.default.removeItem(at: dir) }
