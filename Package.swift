@@ -138,7 +138,9 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict),
-        .target(name: "ReplayReport", dependencies: ["TriggerEngine", "Geometry"], swiftSettings: strict),
+        // The report's offline background (Natural Earth outlines, Tools/make-world-outlines.py) is compiled in.
+        .target(name: "ReplayReport", dependencies: ["TriggerEngine", "Geometry"],
+                resources: [.embedInCode("world-outlines.json")], swiftSettings: strict),
         // SQLite schema, migrations and repositories: the service's durable state.
         .target(
             name: "Storage",

@@ -5,7 +5,8 @@
 #      against 100k (rate ratio) and a million circles with a million devices (peak resident memory);
 #   2. replay end to end (read, parse, evaluate, write) of a 10M-fix NDJSON and CSV trace vs the engine alone;
 #      and a notification-dense replay (10k circles on the busiest cells of 1M vehicle fixes) vs shapely on the same
-#      points (Tools/bench/notify_dense.py);
+#      points (Tools/bench/notify_dense.py); and that replay's `--report` page at 457k fixes (size, time, Chromium
+#      rendering it; Tools/bench/report_scale.py);
 #   3. btsnoop decoding: 1M advertising reports through `geotrigger scan --btsnoop`;
 #   4. `geotrigger serve` HTTP ingest: NDJSON batches of 1,000 fixes from 4 connections (Tools/bench/http_ingest.py).
 #   5. delivery: the outbox drained to a local webhook and to a local mosquitto (notifications/s) and its added
@@ -97,6 +98,8 @@ done
 echo "# notification-dense replay vs shapely" | tee -a "$results"
 ticks=100; [ "${QUICK:-0}" = 1 ] && ticks=20
 python3 Tools/bench/notify_dense.py --bin "$bin/geotrigger" --ticks "$ticks" | tee -a "$results"
+echo "# replay --report at scale (457k fixes, 10k circles) beside the same replay without it" | tee -a "$results"
+python3 Tools/bench/report_scale.py --bin "$bin/geotrigger" --ticks "$ticks" | tee -a "$results"
 fi
 
 if [[ $sections == *" btsnoop "* ]]; then

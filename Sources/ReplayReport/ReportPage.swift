@@ -1,178 +1,244 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Geometry
 import TriggerEngine
 
-/// Renders the report's HTML: map (SVG, equirectangular scaled at the mean latitude), timeline and table.
+/// Writes the report's HTML: the data as JSON in the page (tracks per zoom level, regions, transitions, refused
+/// fixes), the bundled world outlines, and the script (`ReportScript`) that draws the map, explain panel, timeline
+/// and tables from it in the browser. All inline: the page fetches nothing unless the user chose a tile server.
 struct ReportPage {
+    let report: ReplayReport
     let title: String
-    let requests: [NotificationRequest]
-    let deviceOrder: [String]
-    let tracks: [String: [(Timestamp, Double, Double)]]
-    let intervals: [ReplayReport.Interval]
-    let notifications: [FiredNotification]
-    let first: Timestamp
-    let last: Timestamp
+    let tiles: ReplayReport.Tiles?
 
-    static let palette = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#7f7f7f"]
+    /// Regions away from every track and transition are still drawn, but their polygons on this grid (degrees): they
+    /// are seen only zoomed out, where finer detail is below a pixel.
+    static let coarseGrid = 0.001
 
-    func render() -> String {
-        // Bounds over tracks and geofences.
-        var minLat = 90.0, maxLat = -90.0, minLon = 180.0, maxLon = -180.0
-        func grow(_ lat: Double, _ lon: Double) {
-            minLat = min(minLat, lat); maxLat = max(maxLat, lat); minLon = min(minLon, lon); maxLon = max(maxLon, lon)
+    var origin: Timestamp { report.first == .distantFuture ? Timestamp(microseconds: 0) : report.first }
+
+    /// `t` in milliseconds from the first fix; a refused fix's timestamp may be anywhere, so no overflow traps.
+    func milliseconds(_ t: Timestamp) -> Int {
+        let (d, overflow) = t.microseconds.subtractingReportingOverflow(origin.microseconds)
+        return overflow ? (d < 0 ? Int.max / 1000 : Int.min / 1000) : Int(d / 1000)
+    }
+
+    /// A finite or not, large or not, value as a whole number for the page: the request and fix fields are checked
+    /// but not bounded.
+    static func whole(_ v: Double) -> Int { v.isFinite ? Int(max(-1e15, min(1e15, v)).rounded()) : -1 }
+
+    func render() -> [UInt8] {
+        let levels = TrackLevels(tracks: report.tracks)
+        var out = ReportBytes(capacity: 1 << 20)
+        out.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>")
+        out.html(title)
+        out.append("</title>\n<style>\(ReportScript.css)</style></head><body>\n<h1>")
+        out.html(title)
+        out.append("</h1>\n<p class=\"note\" id=\"summary\">")
+        let accepted = report.acceptedFixes
+        let refused = report.refusalCounts.values.reduce(0, +)
+        out.html("\(Self.counted(report.requests.count, "request")), \(Self.counted(report.devices.count, "device")), "
+            + "\(Self.counted(accepted, "fix")) accepted, \(Self.counted(refused, "fix")) refused, "
+            + "\(Self.counted(report.transitions.count, "notification")), \(origin.rfc3339) – "
+            + "\((report.last == .distantPast ? origin : report.last).rfc3339).")
+        out.append(" Drag to pan, scroll to zoom, double-click to fit the tracks again; select a transition (a dot on the map or a row below) to see why it fired.</p>\n")
+        out.append(ReportScript.body)
+        out.append("<script type=\"application/json\" id=\"report-data\">")
+        writeData(&out, levels: levels)
+        out.append("</script>\n<script type=\"application/json\" id=\"world-data\">")
+        out.bytes.append(contentsOf: PackageResources.world_outlines_json.filter { $0 != UInt8(ascii: "\n") })
+        out.append("</script>\n<script>\(ReportScript.script)</script>\n</body></html>\n")
+        return out.bytes
+    }
+
+    func writeData(_ out: inout ReportBytes, levels: TrackLevels) {
+        out.append("{\"t0\":")
+        out.append(Int(origin.microseconds / 1000))
+        out.append(",\"t1\":")
+        out.append(milliseconds(report.last == .distantPast ? origin : report.last))
+        out.append(",\"bounds\":")
+        let box = trackBounds()
+        if let box {
+            out.append("[")
+            out.append(box.south); out.comma(); out.append(box.west); out.comma()
+            out.append(box.north); out.comma(); out.append(box.east); out.append("]")
+        } else {
+            out.append("null")
         }
-        for t in tracks.values { for p in t { grow(p.1, p.2) } }
-        for r in requests {
-            switch r.trigger.region.shape {
-            case let .circle(c, radius):
-                for b in BoundingBox.covering(center: c, radius: radius) { grow(b.minLatitude, b.minLongitude); grow(b.maxLatitude, b.maxLongitude) }
-            case let .polygon(set):
-                for p in set.polygons { for ring in p { for c in ring { grow(c.latitude, c.longitude) } } }
-            case .beacon: break
+        out.append(",\"tiles\":")
+        if let tiles {
+            out.append("{\"url\":"); out.json(tiles.template)
+            out.append(",\"attribution\":"); out.json(tiles.attribution ?? "")
+            out.append("}")
+        } else {
+            out.append("null")
+        }
+        out.append(",\"devices\":[")
+        var first = true
+        for d in report.devices { out.comma(&first); out.json(d) }
+        // Each device's first and last accepted fix: the start and end marks, and their times.
+        out.append("],\"ends\":[")
+        first = true
+        for t in report.tracks {
+            out.comma(&first)
+            guard let a = t.latitudes.first, let b = t.longitudes.first else { out.append("null"); continue }
+            out.append("["); out.append(a); out.comma(); out.append(b); out.comma()
+            out.append(t.latitudes[t.latitudes.count - 1]); out.comma(); out.append(t.longitudes[t.longitudes.count - 1])
+            out.comma(); out.append(milliseconds(t.first)); out.comma(); out.append(milliseconds(t.last)); out.append("]")
+        }
+        out.append("],\"levels\":[")
+        first = true
+        for zoom in levels.zooms {
+            out.comma(&first)
+            out.append("{\"z\":"); out.append(zoom); out.append(",\"t\":[")
+            var firstTrack = true
+            for (k, t) in report.tracks.enumerated() {
+                out.comma(&firstTrack)
+                out.append("[")
+                var previous: (Int32, Int32) = (0, 0), firstPoint = true
+                levels.forEachKept(track: k, zoom: zoom) { i in
+                    out.comma(&firstPoint)
+                    let p = (t.latitudes[i], t.longitudes[i])
+                    out.append(p.0 - previous.0); out.comma(); out.append(p.1 - previous.1)
+                    previous = p
+                }
+                out.append("]")
             }
+            out.append("]}")
         }
-        if minLat > maxLat { minLat = 0; maxLat = 1; minLon = 0; maxLon = 1 }
-        let midLat = (minLat + maxLat) / 2
-        let k = cos(midLat * .pi / 180)
-        let width = 1000.0
-        let spanX = max(1e-9, (maxLon - minLon) * k), spanY = max(1e-9, maxLat - minLat)
-        let scale = width / max(spanX, spanY)
-        func x(_ lon: Double) -> Double { ((lon - minLon) * k * scale * 100).rounded() / 100 }
-        func y(_ lat: Double) -> Double { ((maxLat - lat) * scale * 100).rounded() / 100 }
-        let height = (spanY * scale).rounded(.up)
+        out.append("]")
+        writeRegions(&out, near: box)
+        writeTransitions(&out)
+        writeRefusals(&out)
+        out.append("}")
+    }
 
-        var svg = ""
-        var regionIndex: [String: Int] = [:]
-        for r in requests where regionIndex[r.trigger.region.id] == nil {
-            regionIndex[r.trigger.region.id] = regionIndex.count
+    /// The accepted fixes' extent: the first view fits it, not the regions (one far away would shrink the tracks
+    /// to a dot).
+    func trackBounds() -> (south: Int32, west: Int32, north: Int32, east: Int32)? {
+        var south = Int32.max, west = Int32.max, north = Int32.min, east = Int32.min
+        for t in report.tracks {
+            for lat in t.latitudes { south = min(south, lat); north = max(north, lat) }
+            for lon in t.longitudes { west = min(west, lon); east = max(east, lon) }
         }
-        func color(_ region: String) -> String { Self.palette[(regionIndex[region] ?? 0) % Self.palette.count] }
-        var drawn = Set<String>()
-        for r in requests where !drawn.contains(r.trigger.region.id) {
-            drawn.insert(r.trigger.region.id)
-            let id = esc(r.trigger.region.id), name = esc(r.trigger.region.name ?? r.trigger.region.id), c = color(r.trigger.region.id)
-            switch r.trigger.region.shape {
+        return south <= north ? (south, west, north, east) : nil
+    }
+
+    func writeRegions(_ out: inout ReportBytes, near box: (south: Int32, west: Int32, north: Int32, east: Int32)?) {
+        // Requests: [identifier, region index, dwell seconds, fires on entry, fires on exit].
+        var regionIndex: [String: Int] = [:]
+        var regions: [(region: Region, label: String)] = []
+        for r in report.requests where regionIndex[r.trigger.region.id] == nil {
+            regionIndex[r.trigger.region.id] = regions.count
+            regions.append((r.trigger.region, r.trigger.region.name ?? r.identifier))
+        }
+        let regionOfRequest = report.requests.map { regionIndex[$0.trigger.region.id] ?? -1 }
+        var touched = Set<Int>()
+        for t in report.transitions { touched.insert(regionOfRequest[Int(t.request)]) }
+        out.append(",\"requests\":[")
+        var first = true
+        for r in report.requests {
+            out.comma(&first)
+            out.append("["); out.json(r.identifier); out.comma(); out.append(regionIndex[r.trigger.region.id] ?? 0)
+            out.comma(); out.append(Self.whole(r.trigger.dwell)); out.append(r.trigger.notifyOnEntry ? ",1" : ",0")
+            out.append(r.trigger.notifyOnExit ? ",1]" : ",0]")
+        }
+        // Regions: [id, name, "c", latitude, longitude, radius metres] or [id, name, "p", rings…], coordinates in
+        // 1e-5 degree, each ring's first vertex then differences.
+        out.append("],\"regions\":[")
+        first = true
+        let margin: Int32 = 10_000  // 0.1 degree around the tracks
+        for (k, entry) in regions.enumerated() {
+            out.comma(&first)
+            out.append("["); out.json(entry.region.id); out.comma(); out.json(entry.label)
+            switch entry.region.shape {
             case let .circle(center, radius):
-                let rx = Geodesy.longitudeDegrees(spanning: radius, atLatitude: center.latitude) / 1.000_001 * k * scale
-                let ry = Geodesy.latitudeDegrees(spanning: radius) / 1.000_001 * scale
-                svg += "<ellipse class=\"region\" data-region=\"\(id)\" cx=\"\(x(center.longitude))\" cy=\"\(y(center.latitude))\" rx=\"\(fmt(rx))\" ry=\"\(fmt(ry))\" fill=\"\(c)\" fill-opacity=\"0.18\" stroke=\"\(c)\"><title>\(name) (circle, \(fmt(radius)) m)</title></ellipse>\n"
+                out.append(",\"c\","); out.append(ReplayReport.quantised(center.latitude)); out.comma()
+                out.append(ReplayReport.quantised(center.longitude)); out.comma(); out.append(Self.whole(radius))
             case let .polygon(set):
-                var d = ""
+                var near = touched.contains(k)
+                if !near, let box {
+                    for p in set.polygons { for ring in p { for c in ring {
+                        let lat = ReplayReport.quantised(c.latitude), lon = ReplayReport.quantised(c.longitude)
+                        if lat >= box.south - margin, lat <= box.north + margin, lon >= box.west - margin, lon <= box.east + margin { near = true }
+                    } } }
+                }
+                let grid: Int32 = near ? 1 : Int32(Self.coarseGrid * 100_000)
+                out.append(",\"p\"")
                 for p in set.polygons {
                     for ring in p {
-                        for (i, pt) in ring.enumerated() { d += (i == 0 ? "M" : "L") + "\(x(pt.longitude)) \(y(pt.latitude))" }
-                        d += "Z"
+                        out.append(",[")
+                        var previous: (Int32, Int32) = (0, 0), firstPoint = true, last: (Int32, Int32)?
+                        for c in ring {
+                            let q = (ReplayReport.quantised(c.latitude) / grid * grid, ReplayReport.quantised(c.longitude) / grid * grid)
+                            if let last, last == q { continue }
+                            last = q
+                            out.comma(&firstPoint)
+                            out.append(q.0 - previous.0); out.comma(); out.append(q.1 - previous.1)
+                            previous = q
+                        }
+                        out.append("]")
                     }
                 }
-                svg += "<path class=\"region\" data-region=\"\(id)\" d=\"\(d)\" fill=\"\(c)\" fill-opacity=\"0.18\" fill-rule=\"evenodd\" stroke=\"\(c)\"><title>\(name) (polygon)</title></path>\n"
             case .beacon:
-                break
+                out.append(",\"b\"")
             }
+            out.append("]")
         }
-        for (i, device) in deviceOrder.enumerated() {
-            guard let t = tracks[device], !t.isEmpty else { continue }
-            let pts = t.map { "\(x($0.2)),\(y($0.1))" }.joined(separator: " ")
-            svg += "<polyline class=\"track\" data-device=\"\(esc(device))\" points=\"\(pts)\" fill=\"none\" stroke=\"#333\" stroke-opacity=\"0.7\" stroke-width=\"1.5\" vector-effect=\"non-scaling-stroke\" stroke-dasharray=\"\(i % 2 == 0 ? "none" : "4 2")\"><title>\(esc(device))</title></polyline>\n"
-        }
-        for n in notifications {
-            guard let f = n.fix else { continue }
-            let c = n.event == .entry ? "#2ca02c" : "#d62728"
-            svg += "<circle class=\"transition\" data-event=\"\(n.event.rawValue)\" cx=\"\(x(f.longitude))\" cy=\"\(y(f.latitude))\" r=\"5\" fill=\"\(c)\" stroke=\"white\" vector-effect=\"non-scaling-stroke\"><title>\(n.event.rawValue) \(esc(n.identifier)) — \(esc(n.device)) at \(n.firedAt.rfc3339)</title></circle>\n"
-        }
-
-        // Timeline.
-        let t0 = first == .distantFuture ? Timestamp(microseconds: 0) : first
-        let t1 = last > t0 ? last : Timestamp(microseconds: t0.microseconds + 1)
-        let tw = 1000.0, rowH = 22.0, left = 140.0
-        func tx(_ t: Timestamp) -> Double { left + fmtD(Double(t.microseconds - t0.microseconds) / Double(t1.microseconds - t0.microseconds) * tw) }
-        var timeline = ""
-        for (i, device) in deviceOrder.enumerated() {
-            let ry = Double(i) * rowH + 20
-            timeline += "<text x=\"0\" y=\"\(ry + 14)\" font-size=\"12\">\(esc(device))</text>"
-            timeline += "<rect x=\"\(left)\" y=\"\(ry + 2)\" width=\"\(tw)\" height=\"\(rowH - 6)\" fill=\"#f2f2f2\"/>"
-            for iv in intervals where iv.device == device {
-                let a = tx(max(iv.start, t0)), b = tx(iv.end ?? t1)
-                timeline += "<rect class=\"inside\" data-device=\"\(esc(device))\" x=\"\(a)\" y=\"\(ry + 2)\" width=\"\(fmtD(max(1, b - a)))\" height=\"\(rowH - 6)\" fill=\"\(color(iv.region))\" fill-opacity=\"0.6\"><title>\(esc(device)) inside \(esc(iv.region)) (\(esc(iv.identifier))) \(iv.start.rfc3339) – \(iv.end?.rfc3339 ?? "end")</title></rect>"
-            }
-            for n in notifications where n.device == device {
-                timeline += "<line x1=\"\(tx(n.firedAt))\" x2=\"\(tx(n.firedAt))\" y1=\"\(ry)\" y2=\"\(ry + rowH - 2)\" stroke=\"\(n.event == .entry ? "#2ca02c" : "#d62728")\" stroke-width=\"2\"><title>\(n.event.rawValue) \(esc(n.identifier)) \(n.firedAt.rfc3339)</title></line>"
-            }
-        }
-        timeline += "<text x=\"\(left)\" y=\"12\" font-size=\"11\">\(t0.rfc3339)</text><text x=\"\(left + tw)\" y=\"12\" font-size=\"11\" text-anchor=\"end\">\(t1.rfc3339)</text>"
-        let timelineHeight = Double(deviceOrder.count) * rowH + 30
-
-        var rows = ""
-        for n in notifications {
-            rows += "<tr class=\"\(n.event.rawValue)\"><td>\(n.firedAt.rfc3339)</td><td>\(esc(n.device))</td><td>\(n.event.rawValue)</td><td>\(esc(n.identifier))</td><td>\(esc(n.regionID))</td><td>\(esc(n.content.title))</td><td>\(esc(n.deliveryId))</td></tr>\n"
-        }
-        let legend = regionIndex.sorted { $0.value < $1.value }.map {
-            "<span class=\"swatch\" style=\"background:\(Self.palette[$0.value % Self.palette.count])\"></span>\(esc($0.key))"
-        }.joined(separator: " ")
-
-        return """
-            <!DOCTYPE html>
-            <html lang="en"><head><meta charset="utf-8"><title>\(esc(title))</title>
-            <style>
-            body{font-family:system-ui,sans-serif;margin:16px;color:#222}
-            h1{font-size:20px} h2{font-size:16px;margin-top:24px}
-            #map{width:100%;height:560px;border:1px solid #ccc;background:#fbfbf8;cursor:grab;touch-action:none}
-            table{border-collapse:collapse;font-size:12px} td,th{border:1px solid #ddd;padding:3px 6px;text-align:left}
-            tr.entry td:nth-child(3){color:#2ca02c} tr.exit td:nth-child(3){color:#d62728}
-            .swatch{display:inline-block;width:10px;height:10px;margin:0 4px 0 12px;opacity:.7}
-            .note{color:#666;font-size:12px}
-            </style></head><body>
-            <h1>\(esc(title))</h1>
-            <p class="note">\(Self.counted(requests.count, "request")), \(Self.counted(deviceOrder.count, "device")), \(Self.counted(notifications.count, "notification")), \(t0.rfc3339) – \(t1.rfc3339). Drag to pan, scroll to zoom, double-click to reset.</p>
-            <div>\(legend)</div>
-            <svg id="map" viewBox="0 0 \(fmt(width)) \(fmt(height))" preserveAspectRatio="xMidYMid meet" xmlns="http://www.w3.org/2000/svg">
-            \(svg)</svg>
-            <h2>Timeline: inside intervals and notifications per device</h2>
-            <svg id="timeline" width="\(fmt(left + tw + 10))" height="\(fmt(timelineHeight))" xmlns="http://www.w3.org/2000/svg">\(timeline)</svg>
-            <h2>Notifications</h2>
-            <table id="notifications"><thead><tr><th>fired at</th><th>device</th><th>event</th><th>request</th><th>region</th><th>title</th><th>deliveryId</th></tr></thead>
-            <tbody>
-            \(rows)</tbody></table>
-            <script>
-            (function(){
-              var svg=document.getElementById('map'); var vb=svg.viewBox.baseVal; var home=[vb.x,vb.y,vb.width,vb.height];
-              function pt(e){var r=svg.getBoundingClientRect();return [vb.x+(e.clientX-r.left)/r.width*vb.width, vb.y+(e.clientY-r.top)/r.height*vb.height];}
-              svg.addEventListener('wheel',function(e){e.preventDefault();var p=pt(e);var f=e.deltaY<0?0.8:1.25;
-                vb.x=p[0]-(p[0]-vb.x)*f;vb.y=p[1]-(p[1]-vb.y)*f;vb.width*=f;vb.height*=f;},{passive:false});
-              var drag=null;
-              svg.addEventListener('pointerdown',function(e){drag=[e.clientX,e.clientY,vb.x,vb.y];svg.setPointerCapture(e.pointerId);});
-              svg.addEventListener('pointermove',function(e){if(!drag)return;var r=svg.getBoundingClientRect();
-                vb.x=drag[2]-(e.clientX-drag[0])/r.width*vb.width;vb.y=drag[3]-(e.clientY-drag[1])/r.height*vb.height;});
-              svg.addEventListener('pointerup',function(){drag=null;});
-              svg.addEventListener('dblclick',function(){vb.x=home[0];vb.y=home[1];vb.width=home[2];vb.height=home[3];});
-            })();
-            </script>
-            </body></html>
-
-            """
+        out.append("]")
     }
 
-    func fmt(_ v: Double) -> String { String(Int(v.rounded())) }
-    func fmtD(_ v: Double) -> Double { (v * 100).rounded() / 100 }
-
-    func esc(_ s: String) -> String {
-        var out = ""
-        for c in s {
-            switch c {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default: out.append(c)
+    /// Transitions, eight integers each: device, request, 1 for an entry, fired at (ms after the previous
+    /// transition's), the fix's latitude and longitude (1e-5 degree, as differences from the previous transition's
+    /// fix; null without a fix), its accuracy in decimetres (-1 when not given), and how long before the firing its
+    /// fix was taken (ms). Differences, because most of a large page is transitions and neighbours are close.
+    func writeTransitions(_ out: inout ReportBytes) {
+        out.append(",\"transitions\":[")
+        var first = true
+        var previousTime = 0, previousLatitude: Int32 = 0, previousLongitude: Int32 = 0
+        for t in report.transitions {
+            out.comma(&first)
+            out.append(t.device); out.comma(); out.append(t.request); out.append(t.entry ? ",1," : ",0,")
+            let firedAt = milliseconds(t.firedAt)
+            out.append(firedAt &- previousTime)
+            previousTime = firedAt
+            if let f = t.fix {
+                let lat = ReplayReport.quantised(f.latitude), lon = ReplayReport.quantised(f.longitude)
+                out.comma(); out.append(lat &- previousLatitude); out.comma(); out.append(lon &- previousLongitude)
+                out.comma(); out.append(f.horizontalAccuracy.map { Self.whole($0 * 10) } ?? -1)
+                out.comma(); out.append(firedAt &- milliseconds(f.timestamp))
+                (previousLatitude, previousLongitude) = (lat, lon)
+            } else {
+                out.append(",null,null,-1,null")
             }
         }
-        return out
+        out.append("]")
     }
-}
 
-extension ReportPage {
-    /// `1 device`, `2 devices`.
-    static func counted(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
+    /// Refused fixes, five values each: device, time (ms from t0), latitude and longitude (null when unusable),
+    /// reason index; then the reasons and how many of each there were in all.
+    func writeRefusals(_ out: inout ReportBytes) {
+        let reasons = FixRejection.allCases
+        out.append(",\"refused\":[")
+        var first = true
+        for r in report.refusals {
+            out.comma(&first)
+            out.append(r.device); out.comma(); out.append(milliseconds(r.timestamp)); out.comma()
+            if r.latitude == .min { out.append("null,null,") } else {
+                out.append(r.latitude); out.comma(); out.append(r.longitude); out.comma()
+            }
+            out.append(reasons.firstIndex(of: r.reason) ?? 0)
+        }
+        out.append("],\"reasons\":[")
+        first = true
+        for reason in reasons {
+            out.comma(&first)
+            out.append("["); out.json(reason.rawValue); out.comma(); out.json(reason.description); out.comma()
+            out.append(report.refusalCounts[reason] ?? 0); out.append("]")
+        }
+        out.append("]")
+    }
+
+    /// `1 device`, `2 devices`; `1 fix`, `2 fixes`.
+    static func counted(_ n: Int, _ noun: String) -> String {
+        n == 1 ? "1 \(noun)" : "\(n) \(noun)\(noun.hasSuffix("x") ? "es" : "s")"
+    }
 }

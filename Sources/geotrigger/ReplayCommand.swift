@@ -49,12 +49,16 @@ struct ReplayCommand: ParsableCommand {
     @Option(help: "Reject fixes more than this many seconds ahead of both the watermark and their device's newest fix as future; 0 turns the check off.")
     var maxFuture: Double = TriggerEngine.Configuration.defaultEventFuture
     @Option(help: "Most rejected records to list individually on standard error.") var showErrors = 20
-    @Option(help: "Write a self-contained HTML report: map of regions, tracks and transitions (pan and zoom), per-device timeline, table of notifications.")
+    @Option(help: "Write a self-contained HTML report: a map of the tracks (a colour per device, start and end marks, decimated per zoom level), the regions by name and the transitions, over bundled country outlines; an explain panel per transition (the fix, its accuracy, the dwell, fixes refused near it); a per-device timeline; tables of notifications and of refused fixes.")
     var report: String?
     @Option(help: ArgumentHelp("Print, on standard error, a line per input of DEVICE saying what the engine decided for each request near it and why (inside, outside or uncertain with the distance to the edge and the accuracy band; dwell, minimumInterval, repeats, scope, refusals). DEVICE:REQUEST explains that request only.", valueName: "device[:request]"))
     var explain: String?
     @Option(help: ArgumentHelp("Write every refused record here, one JSON object per line: unreadable records with file, line and field; fixes the engine refused (late, duplicate, future, invalid) with file, fix ordinal, device and timestamp.", valueName: "file"))
     var rejections: String?
+    @Option(help: ArgumentHelp("With --report: draw the map over this tile server's tiles (https://…/{z}/{x}/{y}.png; {s} becomes a) instead of the bundled outlines. The page then loads tiles from it when opened; without this option it loads nothing.", valueName: "URL-TEMPLATE"))
+    var tiles: String?
+    @Option(help: ArgumentHelp("With --tiles: the attribution the tile server asks for, shown on the map.", valueName: "TEXT"))
+    var tilesAttribution: String?
 
     func validate() throws {
         if let speed, !(speed > 0) { throw ValidationError("--speed must be > 0") }
@@ -62,6 +66,11 @@ struct ReplayCommand: ParsableCommand {
             throw ValidationError("--allowed-lateness must be a number of seconds ≥ 0")
         }
         if !(maxFuture >= 0 && maxFuture < 1e12) { throw ValidationError("--max-future must be a number of seconds ≥ 0") }
+        if let tiles {
+            if report == nil { throw ValidationError("--tiles is for the map of --report; give --report FILE too") }
+            if let problem = Self.tileTemplateProblem(tiles) { throw ValidationError("--tiles \(tiles): \(problem)") }
+        }
+        if tilesAttribution != nil, tiles == nil { throw ValidationError("--tiles-attribution names the tile server of --tiles; give --tiles too") }
     }
 
     func run() throws {
@@ -150,11 +159,16 @@ struct ReplayCommand: ParsableCommand {
                 emit(n)
                 htmlReport?.record(n)
             }
-            if case .rejected(let reason) = outcome { refused(fix, reason, path: path, ordinal: ordinal) }
-            else if htmlReport != nil { htmlReport!.record(fix, inside: engine.status(ofDevice: fix.device)?.memberships ?? []) }
+            if case .rejected(let reason) = outcome {
+                refused(fix, reason, path: path, ordinal: ordinal)
+                htmlReport?.record(fix, refused: reason)
+            } else {
+                htmlReport?.record(fix)
+            }
         }
-        // The common case (no pacing, report or sorting) takes a loop with nothing but evaluation and output.
-        let plain = pacer == nil && htmlReport == nil && !sortByTime
+        // The common case (no pacing or sorting) takes a loop with nothing but evaluation and output, and the report
+        // beside it when asked for.
+        let plain = pacer == nil && !sortByTime
 
         // Decoding runs on its own thread; evaluation and output stay here, in file order.
         let pipeline = TracePipeline(paths: traces) { [factory = input.factory, format = input.traceFormat, device = input.device] path in
@@ -190,9 +204,25 @@ struct ReplayCommand: ParsableCommand {
                 fixOrdinal += batch.fixes.count
                 batch.fixes.withUnsafeBufferPointer { fixes in
                     // `plain` means unpaced, so the writer thread is there.
-                    engine.process(batch: fixes, emit: { pending.append($0) }, outcome: { k, outcome in
-                        if case .rejected(let reason) = outcome { refused(fixes[k], reason, path: batch.path, ordinal: first + k + 1) }
-                    })
+                    if htmlReport == nil {
+                        engine.process(batch: fixes, emit: { pending.append($0) }, outcome: { k, outcome in
+                            if case .rejected(let reason) = outcome { refused(fixes[k], reason, path: batch.path, ordinal: first + k + 1) }
+                        })
+                    } else {
+                        // Each fix goes to the report with its outcome, each notification as it fires: nothing is
+                        // asked of the engine for the report.
+                        engine.process(batch: fixes, emit: { n in
+                            pending.append(n)
+                            htmlReport!.record(n)
+                        }, outcome: { k, outcome in
+                            if case .rejected(let reason) = outcome {
+                                refused(fixes[k], reason, path: batch.path, ordinal: first + k + 1)
+                                htmlReport!.record(fixes[k], refused: reason)
+                            } else {
+                                htmlReport!.record(fixes[k])
+                            }
+                        })
+                    }
                 }
                 progress?.update(bytes: batch.bytesRead, records: summary.fixesRead)
                 continue
@@ -266,9 +296,13 @@ struct ReplayCommand: ParsableCommand {
         }
 
         if let report, let htmlReport {
+            let reportStarted = clock.now
             do {
-                try htmlReport.html(title: "GeoTrigger replay: \(traces.joined(separator: ", "))").write(toFile: report, atomically: true, encoding: .utf8)
-                FileHandle.standardError.write("report: \(report)\n".data(using: .utf8)!)
+                let page = htmlReport.html(title: "GeoTrigger replay: \(traces.joined(separator: ", "))",
+                                           tiles: tiles.map { ReplayReport.Tiles(template: $0, attribution: tilesAttribution) })
+                try Data(page).write(to: URL(fileURLWithPath: report), options: .atomic)
+                let seconds = (clock.now - reportStarted).seconds
+                FileHandle.standardError.write("report: \(report) (\(page.count) bytes, written in \(String(format: "%.2f", seconds)) s)\n".data(using: .utf8)!)
             } catch {
                 throw ExitStatus.fail("--report \(report): \(Self.reason(error))")
             }
@@ -295,6 +329,19 @@ struct ReplayCommand: ParsableCommand {
 }
 
 extension ReplayCommand {
+    /// What is wrong with a `--tiles` template, or nil: an http(s) URL with {z}, {x} and {y}.
+    static func tileTemplateProblem(_ template: String) -> String? {
+        guard template.hasPrefix("https://") || template.hasPrefix("http://") else {
+            return "a tile URL template starts with https:// or http://, e.g. https://tile.example.org/{z}/{x}/{y}.png"
+        }
+        let missing = ["{z}", "{x}", "{y}"].filter { !template.contains($0) }
+        if !missing.isEmpty { return "the template has no \(missing.joined(separator: ", ")); tiles are addressed by {z}/{x}/{y}" }
+        if template.contains(where: { $0 == "\"" || $0 == "<" || $0 == ">" || $0 == " " || $0.isNewline }) {
+            return "a URL cannot contain spaces, quotes or angle brackets"
+        }
+        return nil
+    }
+
     /// The system's reason for a failed write (Foundation's errors carry it as their underlying POSIX error), not
     /// `NSCocoaErrorDomain Code=4`.
     static func reason(_ error: any Error) -> String {

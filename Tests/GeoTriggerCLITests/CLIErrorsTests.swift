@@ -92,6 +92,22 @@ import Testing
         #expect(token.stderr.hasPrefix("geotrigger token: Missing expected argument '--scope <scope>'\n"), "\(token.stderr)")
     }
 
+    @Test func tileOptionsSayWhatIsWrongBeforeTheReplay() async throws {
+        let noScheme = try await CLIRunner.run(Self.replay + ["--report", "/tmp/gt-r.html", "--tiles", "tile.example.org/{z}/{x}/{y}.png"])
+        #expect(noScheme.status == 64)
+        #expect(noScheme.stderr.hasPrefix("geotrigger: --tiles tile.example.org/{z}/{x}/{y}.png: a tile URL template starts with https:// or http://, e.g. https://tile.example.org/{z}/{x}/{y}.png\n"), "\(noScheme.stderr)")
+        let noY = try await CLIRunner.run(Self.replay + ["--report", "/tmp/gt-r.html", "--tiles", "https://t.example.org/{z}/{x}.png"])
+        #expect(noY.status == 64)
+        #expect(noY.stderr.hasPrefix("geotrigger: --tiles https://t.example.org/{z}/{x}.png: the template has no {y}; tiles are addressed by {z}/{x}/{y}\n"), "\(noY.stderr)")
+        let noReport = try await CLIRunner.run(Self.replay + ["--tiles", "https://t.example.org/{z}/{x}/{y}.png"])
+        #expect(noReport.status == 64)
+        #expect(noReport.stderr.hasPrefix("geotrigger: --tiles is for the map of --report; give --report FILE too\n"), "\(noReport.stderr)")
+        let attribution = try await CLIRunner.run(Self.replay + ["--report", "/tmp/gt-r.html", "--tiles-attribution", "© someone"])
+        #expect(attribution.status == 64)
+        #expect(attribution.stderr.hasPrefix("geotrigger: --tiles-attribution names the tile server of --tiles; give --tiles too\n"), "\(attribution.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: "/tmp/gt-r.html"))
+    }
+
     @Test func aBinaryFileIsRefusedAsBinaryWithoutShowingItsBytes() async throws {
         // Commas in the first line: once taken for CSV, with its header bytes printed.
         let binary = try Self.temporary("capture.dat", Array("PK,\u{3};x,y".utf8) + [0, 0, 0xFF, 0xFE, 0x1B] + Array("[2J,\n".utf8))
