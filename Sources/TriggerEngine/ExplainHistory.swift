@@ -1,3 +1,5 @@
+import CPrefetch
+
 /// The recent inputs of devices and what the engine did with them, kept so a decision can be explained afterwards
 /// (`TriggerEngine.explain`). Each explained device owns one ring of `depth` entries, allocated when the device is
 /// first seen and handed back when it is forgotten; the ring's number sits in the device's observer record, so a
@@ -61,6 +63,15 @@ struct ExplainHistory {
         guard r >= 0 else { return }
         written[Int(r)] = 0
         freeRings.append(r)
+    }
+
+    /// Starts loading the entry the ring's next write goes to: with many devices it is a cache miss per input, and
+    /// the batch path asks for it a few inputs ahead, as it does for the device records.
+    @inline(__always)
+    func prefetchNext(ring r: Int32) {
+        guard r >= 0, Int(r) < written.count else { return }
+        let k = Int(r) * depth + Int(written[Int(r)] % UInt64(depth))
+        entries.withUnsafeBufferPointer { geotrigger_prefetch($0.baseAddress! + k) }
     }
 
     @inline(__always)
