@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import BuildVersion
-import MallocHugePages
 
 @main
 struct GeoTrigger: AsyncParsableCommand {
@@ -18,7 +17,8 @@ struct GeoTrigger: AsyncParsableCommand {
     /// `serve` and `token` (and `help serve`, `help token`) go straight to the service's executable, options and
     /// `--help` included.
     static func main() async {
-        MallocHugePages.restartWithThemIfUseful()
+        // The huge-page restart is ReplayCommand's, and only for a large region set: it costs a third of a short
+        // run's start (an exec), and `serve` restarts in its own executable.
         let arguments = Array(CommandLine.arguments.dropFirst())
         if arguments.first == "serve" {
             do { try ServeLauncher.exec(Array(arguments.dropFirst())) } catch { exit(withError: error) }
