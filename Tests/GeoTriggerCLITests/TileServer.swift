@@ -3,12 +3,11 @@ import Glibc
 #endif
 import Foundation
 import Synchronization
+import TestSupport
 
 /// A tile server on loopback for the report's `--tiles` test: a real HTTP/1.1 listener on a port the kernel picks
 /// (bound to port 0), answering every GET with a one-pixel PNG and remembering the paths asked for.
 final class TileServer: Sendable {
-    struct Failure: Error, CustomStringConvertible { var description: String }
-
     let port: Int
     private let fd: Int32
     private let paths = Mutex<[String]>([])
@@ -16,23 +15,7 @@ final class TileServer: Sendable {
     static let pixel = [UInt8](Data(base64Encoded: "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==")!)
 
     init() throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let ok = withUnsafeMutablePointer(to: &address) { a in
-            a.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 && listen(fd, 64) == 0
-            }
-        }
-        guard ok else {
-            close(fd)
-            throw Failure(description: "cannot listen on loopback: errno \(errno)")
-        }
-        self.fd = fd
-        port = Int(UInt16(bigEndian: address.sin_port))
+        (fd, port) = try LoopbackPort.bound(listening: 64)
         let thread = Thread { [self] in serve() }
         thread.start()
     }

@@ -69,7 +69,7 @@ import TestSupport
         try await first.waitUntilListening()
         let second = try ServeProcess(arguments: ["--database", directory.appendingPathComponent("b.sqlite").path,
                                                   "--listen", "127.0.0.1:\(first.port)"], directory: directory)
-        #expect(try await second.waitForExit(seconds: 20))
+        try #require(try await second.waitForExit(seconds: 600), "still running: \(second.log)")
         #expect(second.process.terminationStatus == 2)
         #expect(second.log.contains("cannot listen for the API on 127.0.0.1:\(first.port)") && second.log.contains("Address already in use"),
                 "\(second.log)")
@@ -82,7 +82,7 @@ import TestSupport
         let directory = try TestServer().directory
         let missing = directory.appendingPathComponent("no-such-folder").path
         let process = try ServeProcess(arguments: ["--database", missing + "/g.sqlite", "--listen", "127.0.0.1:0"], directory: directory)
-        #expect(try await process.waitForExit(seconds: 20))
+        try #require(try await process.waitForExit(seconds: 600), "still running: \(process.log)")
         #expect(process.process.terminationStatus == 2)
         #expect(process.log.contains("cannot open the database \(missing)/g.sqlite: its folder \(missing) does not exist"), "\(process.log)")
     }

@@ -96,7 +96,7 @@ import TestSupport
         let directory = try TestServer().directory
         let server = try ServeProcess(arguments: ["--database", directory.appendingPathComponent("g.sqlite").path, "--listen", "127.0.0.1:0",
                                                   "--bluetooth", "hci42"], directory: directory)
-        #expect(try await server.waitForExit(seconds: 20))
+        try #require(try await server.waitForExit(seconds: 600), "still running: \(server.log)")
         #expect(server.process.terminationStatus == 2)
         #expect(server.log.contains("cannot scan with Bluetooth adapter hci42"))
         #expect(server.logLine(message: "listening") == nil)
@@ -109,7 +109,7 @@ import TestSupport
         let directory = try TestServer().directory
         let server = try ServeProcess(arguments: ["--database", directory.appendingPathComponent("g.sqlite").path, "--listen", "127.0.0.1:0",
                                                   "--bluetooth", "hci0", "--backend", "bluez"], directory: directory)
-        #expect(try await server.waitForExit(seconds: 20))
+        try #require(try await server.waitForExit(seconds: 600), "still running: \(server.log)")
         #expect(server.process.terminationStatus == 2)
         #expect(server.log.contains("flag --backend: unknown backend 'bluez': use auto, dbus or hci"), "\(server.log)")
         #expect(server.logLine(message: "listening") == nil)

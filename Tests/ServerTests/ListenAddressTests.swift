@@ -34,7 +34,7 @@ import Testing
             let process = try ServeProcess(arguments: [], directory: directory, shell: """
                 exec unshare --mount sh -c "mount --bind '\(hosts)' /etc/hosts && exec '\(serve)' serve --database '\(directory.path)/g.sqlite' \(arguments)"
                 """)
-            let exited = try await process.waitForExit(seconds: 20)
+            let exited = try await process.waitForExit(seconds: 600)
             #expect(exited, "\(arguments): still running, listening where it should not")
             if !exited { process.kill9() }
             #expect(process.process.terminationStatus == 2, "\(arguments): \(process.log)")
