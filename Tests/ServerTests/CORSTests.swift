@@ -51,4 +51,15 @@ import Testing
             #expect(otherGet.status == .ok && Self.corsHeaders(otherGet).isEmpty)
         }
     }
+
+    @Test func theFlagTakesOriginsOnly() async throws {
+        let resolved = try await ServeSettings.resolve(flags: ["http.corsOrigin": .strings(["HTTPS://App.Example.com", "http://localhost:5173"])],
+                                                       environment: [:], configFile: nil)
+        #expect(resolved.configuration.corsOrigins == ["https://app.example.com", "http://localhost:5173"])
+        for bad in ["app.example.com", "https://app.example.com/", "https://app.example.com/path", "*", "ftp://x"] {
+            await #expect(throws: ServerConfigurationError.self, "\(bad)") {
+                _ = try await ServeSettings.resolve(flags: ["http.corsOrigin": .strings([bad])], environment: [:], configFile: nil)
+            }
+        }
+    }
 }
