@@ -66,7 +66,10 @@ cd "$work"
     -H "Authorization: Bearer $token" \
     --checks not_a_server_error,response_schema_conformance,status_code_conformance,content_type_conformance \
     --max-examples "$examples" --seed 20261122 --request-timeout 10 --no-color --warnings off \
-    --suppress-health-check all || status=$?
+    --suppress-health-check all \
+    `# GET /v1/stream answers an event stream that never ends: every example would time out. OpenAPITests and` \
+    `# StreamTests check it against a real serve instead.` \
+    --exclude-operation-id streamEvents || status=$?
 if grep -q "request failed" "$work/serve.log"; then
     echo "api-check: the server logged failed requests:" >&2
     grep "request failed" "$work/serve.log" | head -20 >&2

@@ -20,6 +20,7 @@ public final class FileHostLog: HostLog {
 
     public var directory: String { journal.directory }
     public var nextPosition: UInt64 { journal.nextPosition }
+    public var firstPosition: UInt64 { journal.firstPosition }
     public var failureReason: String? { journal.poisonReason }
     public var skippedRanges: [SkippedRange] { journal.skippedRanges }
     public var recovered: [String] { journal.openReport.skipped }

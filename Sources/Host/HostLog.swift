@@ -23,6 +23,8 @@ public protocol HostLog: DurableWaiting {
     func checkpoints() throws(JournalError) -> [(position: UInt64, body: Result<[UInt8], JournalError>)]
     /// Frees the records before `position` (a checkpoint covers them and the outbox holds their notifications).
     func dropRecords(before position: UInt64) throws(JournalError)
+    /// The position of the oldest record kept (`dropRecords` frees older ones).
+    var firstPosition: UInt64 { get }
     /// Nil while writes are taken; else why not.
     var failureReason: String? { get }
     /// Positions a recovery gave up (none hold a record); a restore reads across them.
@@ -34,6 +36,7 @@ public protocol HostLog: DurableWaiting {
 extension HostLog {
     public var skippedRanges: [SkippedRange] { [] }
     public var recovered: [String] { [] }
+    public var firstPosition: UInt64 { 0 }
 
     public func write(_ records: [JournalRecord], startingSync: Bool) throws(JournalError) -> Range<UInt64> {
         try write(records)

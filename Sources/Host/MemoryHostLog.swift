@@ -17,6 +17,7 @@ public final class MemoryHostLog: HostLog {
 
     public var nextPosition: UInt64 { state.withLock { $0.first + UInt64($0.records.count) } }
     public var durablePosition: UInt64 { state.withLock { $0.durable } }
+    public var firstPosition: UInt64 { state.withLock { $0.first } }
     public var failureReason: String? { nil }
 
     public func write(_ records: [JournalRecord]) throws(JournalError) -> Range<UInt64> {

@@ -12,7 +12,7 @@ import TriggerEngine
 /// them, and moved to the outbox as fsyncs cover them, off the request path.
 public final class OutboxFeeder: Service, Sendable {
     private struct Pending {
-        var records: [(position: UInt64, notifications: [RecordedNotification])] = []
+        var records: [(position: UInt64, notifications: [RecordedNotification], fixes: [LocationFix])] = []
         var count = 0
     }
 
@@ -24,20 +24,27 @@ public final class OutboxFeeder: Service, Sendable {
     let signal: OutboxSignal
     let logger: Logger
     let metrics = HostMetrics()
+    /// The event streams' readers, published to with the outbox.
+    public let stream: StreamHub
 
     public init(outbox: JournalOutbox, log: any HostLog, signal: OutboxSignal, logger: Logger) {
         self.outbox = outbox
+        self.stream = StreamHub(start: log.nextPosition)
         self.log = log
         self.signal = signal
         self.logger = logger
         (wake, wakeContinuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
-    /// Queues the notifications of the record at `position` (called in journal order).
-    public func enqueue(position: UInt64, _ notifications: [RecordedNotification]) {
-        guard !notifications.isEmpty, !outbox.sinks.isEmpty else { return }
+    /// Queues the notifications of the record at `position` (called in journal order). `interest`: what the event
+    /// streams open when it was written want (`StreamHub.admit`); `fixes` are queued only when they want positions.
+    public func enqueue(position: UInt64, _ notifications: [RecordedNotification], fixes: [LocationFix] = [],
+                        interest: StreamHub.Interest = .init(notifications: false, positions: false)) {
+        let notify = !notifications.isEmpty && (!outbox.sinks.isEmpty || interest.notifications)
+        let carry = interest.positions && !fixes.isEmpty
+        guard notify || carry else { return }
         let backlog = pending.withLock { p in
-            p.records.append((position, notifications))
+            p.records.append((position, notifications, carry ? fixes : []))
             p.count += notifications.count
             return p.count
         }
@@ -88,7 +95,7 @@ public final class OutboxFeeder: Service, Sendable {
             }
             var entries: [OutboxEntry] = []
             entries.reserveCapacity(batch.reduce(0) { $0 + $1.notifications.count })
-            for (position, notifications) in batch {
+            for (position, notifications, _) in batch {
                 for (i, n) in notifications.enumerated() {
                     entries.append(OutboxEntry(sequence: JournalOutbox.sequence(position: position, index: i), deliveryId: n.deliveryId,
                                                identifier: n.identifier, device: n.device, json: n.json, createdAt: n.firedAt,
@@ -98,6 +105,7 @@ public final class OutboxFeeder: Service, Sendable {
             outbox.append(entries)
             metrics.feedBacklog.record(backlog)
             signal.notify()
+            stream.publish(batch.map { StreamRecord(position: $0.position, notifications: $0.notifications, fixes: $0.fixes) }, through: last + 1)
         }
     }
 

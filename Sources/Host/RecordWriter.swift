@@ -82,21 +82,24 @@ final class RecordWriter: DurableWaiting {
             if batch.isEmpty { return }
             guard let written = write(batch), let last = written.last else { continue }
             log.syncWritten()
-            for w in written { feeder.enqueue(position: w.position, w.notifications) }
+            // Once per batch: which parts the event streams open now want (nothing more to queue without them).
+            let interest = feeder.stream.admit(through: last.position + 1)
+            for w in written { feeder.enqueue(position: w.position, w.notifications, fixes: interest.positions ? w.fixes : [], interest: interest) }
             finish(written: last.position + 1)
         }
     }
 
     /// Writes the records handed over, in one write of the log (one `pwrite` past the page cache, where a group
     /// commit used to cost one per record); their fsync comes after. Nil when nothing more is written.
-    private func write(_ batch: [(position: UInt64, input: HostInput, fired: [FiredNotification])]) -> [(position: UInt64, notifications: [RecordedNotification])]? {
+    private func write(_ batch: [(position: UInt64, input: HostInput, fired: [FiredNotification])]) -> [(position: UInt64, notifications: [RecordedNotification], fixes: [LocationFix])]? {
         guard failure == nil, let first = batch.first else { return nil }
-        var written: [(position: UInt64, notifications: [RecordedNotification])] = []
+        var written: [(position: UInt64, notifications: [RecordedNotification], fixes: [LocationFix])] = []
         written.reserveCapacity(batch.count)
         let records = scratch.withLock { w in
             batch.map { r in
                 let notifications = r.fired.map(RecordedNotification.init)
-                written.append((r.position, notifications))
+                // The fixes array is shared, not copied: the event streams' positions read it only when asked for.
+                if case .fixes(let fixes) = r.input { written.append((r.position, notifications, fixes)) } else { written.append((r.position, notifications, [])) }
                 return HostRecord(input: r.input, notifications: notifications).journalRecord(using: &w)
             }
         }

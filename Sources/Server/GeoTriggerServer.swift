@@ -170,6 +170,7 @@ public struct GeoTriggerServer: Sendable {
     /// Every route of the API, behind the problem and credential middleware, each behind the scope it needs.
     public func makeRouter() -> Router<APIContext> {
         let router = Router(context: APIContext.self)
+        if !configuration.corsOrigins.isEmpty { router.add(middleware: CORSPolicy(origins: configuration.corsOrigins)) }
         router.add(middleware: ProblemMiddleware())
         router.add(middleware: CredentialMiddleware(credentials: credentials))
         APIRoutes(host: host, store: host.store, limit: configuration.maximumBodyBytes, pressure: dispatcher.pressure,
@@ -177,6 +178,8 @@ public struct GeoTriggerServer: Sendable {
         OutboxRoutes(store: host.store, dispatcher: dispatcher, signal: host.outboxSignal, feeder: host.feeder)
             .register(read: router.group("v1").add(middleware: ScopeMiddleware(access: .read)),
                       admin: router.group("v1").add(middleware: ScopeMiddleware(access: .admin)))
+        StreamRoutes(host: host).register(read: router.group("v1").add(middleware: ScopeMiddleware(access: .ownDeviceRead)))
+        RegionRoutes(store: host.store).register(read: router.group("v1").add(middleware: ScopeMiddleware(access: .read)))
         if configuration.console {
             ConsoleRoutes(tiles: configuration.consoleTiles, attribution: configuration.consoleTilesAttribution)
                 .register(read: router.group().add(middleware: ScopeMiddleware(access: .read)))
@@ -339,6 +342,8 @@ struct IntakeGate: Service {
         try await gracefulShutdown()
         SystemdNotifier.stopping(status: "draining: intake stopped, delivering the outbox")
         await host.closeIntake()
+        // Event streams never end on their own: told now, they do not hold the HTTP server's drain open.
+        host.stream.close()
         logger.notice("shutdown: intake stopped; new fixes and sightings are refused with 503")
         let connections = connections, drainTimeout = drainTimeout, logger = logger
         // Not a child of this service: the deadline must outlive its return, which lets the shutdown go on.

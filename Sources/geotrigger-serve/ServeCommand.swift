@@ -102,6 +102,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ServeCommand.help("listen")) var listen: String?
     @Option(name: .customLong("sink"), help: ServeCommand.help("sink")) var sinks: [String] = []
     @Option(name: .customLong("input"), help: ServeCommand.help("input")) var inputs: [String] = []
+    @Option(name: .customLong("cors-origin"), help: ServeCommand.help("http.corsOrigin")) var corsOrigins: [String] = []
     @Option(help: ServeCommand.help("bluetooth")) var bluetooth: String?
     @Option(help: ServeCommand.help("bluetoothBackend")) var backend: String?
     @Option(help: ServeCommand.help("tokenFile")) var tokenFile: String?
@@ -151,6 +152,7 @@ struct ServeCommand: AsyncParsableCommand {
         put("journal", journal)
         if !sinks.isEmpty { f["sink"] = .strings(sinks) }
         if !inputs.isEmpty { f["input"] = .strings(inputs) }
+        if !corsOrigins.isEmpty { f["http.corsOrigin"] = .strings(corsOrigins) }
         put("bluetooth", bluetooth)
         put("bluetoothBackend", backend)
         put("tokenFile", tokenFile)

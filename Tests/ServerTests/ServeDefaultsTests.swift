@@ -39,6 +39,7 @@ import Testing
             "token": c.token,
             "tokenFile": c.token,
             "maxBodyBytes": String(c.maximumBodyBytes),
+            "http.corsOrigin": c.corsOrigins.first,
             "http.headerTimeout": Self.text(Self.seconds(c.connections.headerTimeout)),
             "http.bodyTimeout": Self.text(Self.seconds(c.connections.bodyTimeout)),
             "http.idleTimeout": Self.text(Self.seconds(c.connections.idleTimeout)),

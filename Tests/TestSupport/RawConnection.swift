@@ -9,9 +9,13 @@ public final class RawConnection: @unchecked Sendable {
     public let fd: Int32
 
     /// - Parameter source: the loopback address to connect from (any of 127/8), as another client would.
-    public init(port: Int, from source: String? = nil) throws {
+    /// - Parameter receiveBuffer: `SO_RCVBUF`, set before connecting (a client that stops reading then holds little).
+    public init(port: Int, from source: String? = nil, receiveBuffer: Int? = nil) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw POSIXError(.EMFILE) }
+        if var size = receiveBuffer.map(Int32.init) {
+            _ = setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
         if let source {
             var local = sockaddr_in()
             local.sin_family = sa_family_t(AF_INET)

@@ -112,6 +112,12 @@ extension ServeSettings {
             case .failure(let e): throw fail("input", e.reason)
             }
         }
+        c.corsOrigins = try strings("http.corsOrigin").map { o throws(ServerConfigurationError) in
+            guard let origin = CORSPolicy.origin(o) else {
+                throw fail("http.corsOrigin", "'\(o)' is not an origin: expected scheme://host[:port], no path (e.g. https://app.example.com)")
+            }
+            return origin
+        }
         if case .int(let n)? = values["maxBodyBytes"]?.value {
             guard n > 0 else { throw fail("maxBodyBytes", "the body size limit must be a positive number of bytes, got \(n)") }
             c.maximumBodyBytes = n

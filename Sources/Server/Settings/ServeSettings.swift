@@ -46,6 +46,8 @@ public enum ServeSettings {
         .init("token", flag: nil, .string, default: nil, secret: true,
               help: "Bearer token: an admin credential, beside the scoped ones of `geotrigger token`; required on a non-loopback address. Environment or file only."),
         .init("tokenFile", flag: "token-file", .string, default: nil, help: "File holding the bearer token, an admin credential (overrides GEOTRIGGER_TOKEN)."),
+        .init("http.corsOrigin", flag: "cors-origin", .strings, default: nil,
+              help: "A browser origin (scheme://host[:port]) allowed to call the API cross-origin (CORS; its preflights answered, its responses marked). Repeatable; none by default: no CORS headers at all."),
         .init("maxBodyBytes", flag: "max-body-bytes", .integer, default: "16777216", help: "Largest request body accepted, in bytes."),
         .init("http.headerTimeout", flag: "http-header-timeout", .number, default: "10",
               help: "Seconds a new connection has to send a complete request head; then it is closed."),

@@ -18,6 +18,8 @@ public struct ServerConfiguration: Sendable {
     public var token: String?
     /// Largest request body accepted, in bytes (requests, fixes and sightings alike).
     public var maximumBodyBytes: Int
+    /// Origins allowed cross-origin (`--cors-origin`); empty: no CORS headers.
+    public var corsOrigins: [String] = []
     public var clock: Clock
     /// Seconds the clock must be past a silent device's deadline (and its last input) before it fires it.
     public var allowedLateness: Double = TriggerEngine.Configuration.defaultWallLateness
