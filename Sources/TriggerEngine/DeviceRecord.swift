@@ -38,6 +38,8 @@ struct ObserverRecord {
     var firingOrdinal: UInt32 = 0
     /// The device's explain history ring (`ExplainHistory`), -1 for none; in the padding after the ordinal.
     var explainRing: Int32 = -1
+    /// Entries written to that ring since it was handed out (the newest is at `(count - 1) % depth`).
+    var explainWritten: UInt64 = 0
     /// The newest fix's position (NaN before the first; accuracy NaN when the fix had none). Kept only when the
     /// configuration asks (`serve`, for the device listing and the nearby query): replay never reads it, and for
     /// replay this record would be one more cache miss per fix.

@@ -16,7 +16,7 @@ extension EngineCore {
         e.accuracy = accuracy.map { Float32($0) } ?? .nan
         e.code = ExplainEntry.code(of: rejection)
         explain.currentDevice = rejection == nil ? d : -1
-        explain.append(e, ring: r)
+        append(e, device: d, ring: r)
     }
 
     /// Records what the current input (or, outside one, the clock) did to a request for device `d`.
@@ -28,10 +28,17 @@ extension EngineCore {
             var marker = ExplainEntry()
             marker.kind = .clock
             marker.time = time
-            explain.append(marker, ring: r)
+            append(marker, device: d, ring: r)
             explain.currentDevice = d
         }
-        explain.append(.event(event, slot: slot, generation: slotGenerations[Int(slot)], at: time, until: until), ring: r)
+        append(.event(event, slot: slot, generation: slotGenerations[Int(slot)], at: time, until: until), device: d, ring: r)
+    }
+
+    @inline(__always)
+    mutating func append(_ e: ExplainEntry, device d: Int32, ring r: Int32) {
+        let n = observers[Int(d)].explainWritten
+        explain.write(e, ring: r, number: n)
+        observers[Int(d)].explainWritten = n &+ 1
     }
 
     /// `reject`, and the refused fix recorded in its device's history (a device not seen before has none).
@@ -54,7 +61,8 @@ extension EngineCore {
             result.delivered = delivered.last { $0.request.identifier == request }
         }
         guard r >= 0 else { return (result, 0) }
-        let (entries, dropped) = explain.kept(ring: r, since: since)
+        let written = observers[Int(d)].explainWritten
+        let (entries, dropped) = explain.kept(ring: r, written: written, since: since)
         result.omitted = dropped
         let only = request.flatMap { slotByIdentifier[$0] }
         var k = 0
@@ -78,7 +86,7 @@ extension EngineCore {
             }
             k = j
         }
-        return (result, explain.written[Int(r)])
+        return (result, written)
     }
 
     /// Every pair the device has stored state for (the implied "outside" of the rest says nothing).

@@ -165,7 +165,9 @@ extension EngineCore {
                     var key = RegionIndex.unknownKey
                     if k + 2 < fixes.count, k + 2 >= near, case let d = Int(guesses[(k + 2) & 7]), d >= 0, d < devices.count {
                         key = index.prefetch(latitude: base[k + 2].latitude, longitude: base[k + 2].longitude, cache: devices[d].cellCache)
-                        if explain.isOn, d < observers.count { explain.prefetchNext(ring: observers[d].explainRing) }
+                        if explain.isOn, d < observers.count {
+                            explain.prefetchNext(ring: observers[d].explainRing, written: observers[d].explainWritten)
+                        }
                         // The list's storage object: its count at byte 16, the first pair's phase at 40.
                         devices.prefetchReferent(d, field: Self.pairsField, first: 16, last: 47)
                     }

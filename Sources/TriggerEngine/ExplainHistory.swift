@@ -2,8 +2,9 @@ import CPrefetch
 
 /// The recent inputs of devices and what the engine did with them, kept so a decision can be explained afterwards
 /// (`TriggerEngine.explain`). Each explained device owns one ring of `depth` entries, allocated when the device is
-/// first seen and handed back when it is forgotten; the ring's number sits in the device's observer record, so a
-/// compaction or reuse of device records moves it with the device. An input is one entry; what it did to a request
+/// first seen and handed back when it is forgotten; the ring's number and the count of entries written to it sit in
+/// the device's observer record, so a compaction or reuse of device records moves them with the device, and the
+/// per-fix path, which has that record in cache already, finds where to write without another load. An input is one entry; what it did to a request
 /// (entered, exited, dwell started, fired, held back by `minimumInterval`, delivered) is one more entry after it.
 /// Writing an entry is a store into memory allocated up front: the per-fix path allocates nothing.
 struct ExplainHistory {
@@ -18,8 +19,7 @@ struct ExplainHistory {
     let mode: Mode
     let depth: Int
     var entries: [ExplainEntry] = []
-    /// By ring: entries written since the ring was handed out (the newest is at `(written - 1) % depth`).
-    var written: [UInt64] = []
+    var ringCount = 0
     var freeRings: [Int32] = []
     /// The device whose input is being evaluated (its events belong to that input), or -1 while the clock acts.
     var currentDevice: Int32 = -1
@@ -48,42 +48,37 @@ struct ExplainHistory {
         }
     }
 
+    /// A ring for a new device (whose observer record counts 0 entries written).
     mutating func allocateRing() -> Int32 {
-        if let r = freeRings.popLast() {
-            written[Int(r)] = 0
-            return r
-        }
-        let r = Int32(written.count)
-        written.append(0)
+        if let r = freeRings.popLast() { return r }
+        let r = Int32(ringCount)
+        ringCount += 1
         entries.append(contentsOf: repeatElement(ExplainEntry(), count: depth))
         return r
     }
 
     mutating func release(_ r: Int32) {
         guard r >= 0 else { return }
-        written[Int(r)] = 0
         freeRings.append(r)
     }
 
     /// Starts loading the entry the ring's next write goes to: with many devices it is a cache miss per input, and
     /// the batch path asks for it a few inputs ahead, as it does for the device records.
     @inline(__always)
-    func prefetchNext(ring r: Int32) {
-        guard r >= 0, Int(r) < written.count else { return }
-        let k = Int(r) * depth + Int(written[Int(r)] % UInt64(depth))
+    func prefetchNext(ring r: Int32, written n: UInt64) {
+        guard r >= 0, Int(r) < ringCount else { return }
+        let k = Int(r) * depth + Int(n % UInt64(depth))
         entries.withUnsafeBufferPointer { geotrigger_prefetch($0.baseAddress! + k) }
     }
 
+    /// Writes the ring's entry number `n` (its observer record's count, which the caller then increments).
     @inline(__always)
-    mutating func append(_ entry: ExplainEntry, ring r: Int32) {
-        let n = written[Int(r)]
+    mutating func write(_ entry: ExplainEntry, ring r: Int32, number n: UInt64) {
         entries[Int(r) * depth + Int(n % UInt64(depth))] = entry
-        written[Int(r)] = n &+ 1
     }
 
-    /// The ring's kept entries, oldest first, and how many older ones it no longer holds.
-    func kept(ring r: Int32, since start: UInt64 = 0) -> (entries: [ExplainEntry], dropped: UInt64) {
-        let n = written[Int(r)]
+    /// The ring's kept entries, oldest first, and how many older ones it no longer holds, of the `n` written.
+    func kept(ring r: Int32, written n: UInt64, since start: UInt64 = 0) -> (entries: [ExplainEntry], dropped: UInt64) {
         // A ring handed out again (its device forgotten and seen anew) starts over.
         let start = start > n ? 0 : start
         let first = max(start, n > UInt64(depth) ? n - UInt64(depth) : 0)
