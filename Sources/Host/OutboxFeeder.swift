@@ -105,7 +105,9 @@ public final class OutboxFeeder: Service, Sendable {
             outbox.append(entries)
             metrics.feedBacklog.record(backlog)
             signal.notify()
-            stream.publish(batch.map { StreamRecord(position: $0.position, notifications: $0.notifications, fixes: $0.fixes) }, through: last + 1)
+            if stream.hasReaders {
+                stream.publish(batch.map { StreamRecord(position: $0.position, notifications: $0.notifications, fixes: $0.fixes) }, through: last + 1)
+            }
         }
     }
 

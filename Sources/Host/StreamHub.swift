@@ -71,6 +71,9 @@ public final class StreamHub: Sendable {
 
     public var readerCount: Int { state.withLock { $0.readers.count } }
 
+    /// Whether some stream is open: with none, the feeder builds nothing to publish.
+    var hasReaders: Bool { state.withLock { !$0.readers.isEmpty } }
+
     /// Offers durable records (in journal order, positions rising across calls) to every reader, each the records
     /// it wants; `through`: every record before it is published.
     func publish(_ records: [StreamRecord], through: UInt64) {
