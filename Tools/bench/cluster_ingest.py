@@ -30,6 +30,16 @@ def start_cluster(work):
                     f"cluster {{ name: bench\n listen: 127.0.0.1:{route}\n routes: [{routes}] }}\n")
         procs.append(subprocess.Popen(["nats-server", "-c", conf], stdout=subprocess.DEVNULL,
                                       stderr=open(os.path.join(work, f"n{k}.log"), "w")))
+    # Each server listens before an instance is started: an instance that finds none refuses to start.
+    for client, _ in ports:
+        for _ in range(300):
+            try:
+                socket.create_connection(("127.0.0.1", client), timeout=1).close()
+                break
+            except OSError:
+                time.sleep(0.1)
+        else:
+            sys.exit(f"nats-server on port {client} did not start (logs in {work})")
     return procs, [f"127.0.0.1:{c}" for c, _ in ports]
 
 
