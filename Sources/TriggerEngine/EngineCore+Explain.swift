@@ -54,6 +54,8 @@ extension EngineCore {
     /// now; nil for a device the engine does not know. Reads the entries written since `since` (a drain's count).
     mutating func explanation(ofDevice name: String, request: String?, since: UInt64 = 0) -> (DeviceExplanation, UInt64)? {
         guard let d = existingDevice(name) else { return nil }
+        // The fixes are tested against the index as `process` would: rebuilt first if requests changed.
+        if index.wantsRebuild { index.rebuild() }
         let r = observers[Int(d)].explainRing
         var result = DeviceExplanation(device: name, request: request, inputs: [], omitted: 0, recorded: r >= 0,
                                        standing: standing(device: d, request: request), delivered: nil)
