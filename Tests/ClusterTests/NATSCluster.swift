@@ -48,7 +48,7 @@ final class NATSCluster: @unchecked Sendable {
     }
 
     deinit {
-        for n in nodes { n.process.map { kill($0.processIdentifier, SIGKILL); $0.waitUntilExit() } }
+        for n in nodes { n.process.map { kill($0.processIdentifier, SIGKILL); $0.waitUntilEnded() } }
         try? FileManager.default.removeItem(at: directory)
     }
 
@@ -69,7 +69,7 @@ final class NATSCluster: @unchecked Sendable {
     func kill9(_ k: Int) {
         guard let p = nodes[k].process else { return }
         kill(p.processIdentifier, SIGKILL)
-        p.waitUntilExit()
+        p.waitUntilEnded()
         nodes[k].process = nil
     }
 

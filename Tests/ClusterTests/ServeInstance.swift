@@ -45,7 +45,7 @@ final class ServeInstance: @unchecked Sendable {
     func terminate() {
         guard let p = process?.process else { return }
         p.terminate()
-        p.waitUntilExit()
+        p.waitUntilEnded()
         process = nil
     }
 

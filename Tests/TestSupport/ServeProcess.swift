@@ -130,13 +130,13 @@ public final class ServeProcess {
     deinit {
         if process.isRunning {
             kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            process.waitUntilEnded()
         }
     }
 
     public func kill9() {
         kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        process.waitUntilEnded()
     }
 
     /// SIGTERM and the orderly shutdown's end, awaited without blocking a thread of the concurrency pool.
