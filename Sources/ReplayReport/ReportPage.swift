@@ -180,6 +180,9 @@ struct ReportPage {
                 }
             case .beacon:
                 out.append(",\"b\"")
+            case let .proximity(p):
+                // Moves with other devices: no place on the map, only its radius for the panel.
+                out.append(",\"m\","); out.append(Self.whole(p.radius))
             }
             out.append("]")
         }

@@ -145,7 +145,7 @@ enum ReportScript {
         // The explain panel.
         function select(n){if(!(n>=0&&n<NT))return;sel=n;var tr=D.transitions,k=8*n,dv=tr[k],rq=D.requests[tr[k+1]],g=D.regions[rq[1]],entry=tr[k+2]===1;
           var h='<h3 id="explain-title">'+(entry?'Entry into ':'Exit from ')+esc(g[1])+'</h3><dl>';
-          h+='<dt>Request</dt><dd>'+esc(rq[0])+'</dd><dt>Region</dt><dd>'+esc(g[1])+' ('+esc(g[0])+(g[2]==='c'?', circle of '+g[5]+' m':g[2]==='p'?', polygon':', beacon')+')</dd>';
+          h+='<dt>Request</dt><dd>'+esc(rq[0])+'</dd><dt>Region</dt><dd>'+esc(g[1])+' ('+esc(g[0])+(g[2]==='c'?', circle of '+g[5]+' m':g[2]==='p'?', polygon':g[2]==='m'?', within '+g[3]+' m of another device':', beacon')+')</dd>';
           h+='<dt>Device</dt><dd><span class="swatch" style="background:'+color(dv)+'"></span>'+esc(D.devices[dv])+'</dd><dt>Fired at</dt><dd>'+iso(tr[k+3])+'</dd>';
           if(tr[k+4]!==null){var lat=tr[k+4]/E5,lon=tr[k+5]/E5;
             h+='<dt>Fix</dt><dd>'+iso(tr[k+7])+' at '+lat.toFixed(5)+', '+lon.toFixed(5)+'</dd>';

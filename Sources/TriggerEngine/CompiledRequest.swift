@@ -3,7 +3,7 @@ import Geometry
 /// The per-slot numbers the per-fix loop and the state machine read: plain values in one flat array, no
 /// reference counting on the hot path.
 struct SlotGeometry {
-    enum Kind: UInt8 { case empty, circle, polygon, beacon }
+    enum Kind: UInt8 { case empty, circle, polygon, beacon, proximity }
     var kind: Kind = .empty
     /// Circle centre on the ellipsoid (ECEF, metres).
     var center = Geodesy.ECEF(x: 0, y: 0, z: 0)

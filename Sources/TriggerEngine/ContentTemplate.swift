@@ -4,6 +4,8 @@
 public struct ContentTemplate: Hashable, Sendable {
     public enum Placeholder: Hashable, Sendable {
         case device, regionID, regionName, event, fixTime, fixLatitude, fixLongitude, beaconProximity
+        /// Proximity requests: the other device, and the distance to it in whole metres.
+        case nearbyDevice, nearbyDistance
         case userInfo(String)
     }
 
@@ -57,6 +59,8 @@ public struct ContentTemplate: Hashable, Sendable {
             case "fix.latitude": p = .fixLatitude
             case "fix.longitude": p = .fixLongitude
             case "beacon.proximity": p = .beaconProximity
+            case "nearby.device": p = .nearbyDevice
+            case "nearby.distance": p = .nearbyDistance
             default:
                 if name.hasPrefix("userInfo.") {
                     let key = String(name.dropFirst("userInfo.".count))
@@ -67,7 +71,8 @@ public struct ContentTemplate: Hashable, Sendable {
                 } else {
                     throw TemplateError(
                         reason: "unknown placeholder {\(name)}; known: {device}, {region.id}, {region.name}, {event}, "
-                            + "{fix.time}, {fix.latitude}, {fix.longitude}, {beacon.proximity}, {userInfo.KEY}")
+                            + "{fix.time}, {fix.latitude}, {fix.longitude}, {beacon.proximity}, {nearby.device}, {nearby.distance}, "
+                            + "{userInfo.KEY}")
                 }
             }
             if !text.isEmpty { segments.append(.text(String(decoding: text, as: UTF8.self))); text.removeAll(keepingCapacity: true) }

@@ -14,6 +14,7 @@ extension EngineCore {
             fireSilentDevices(through: limit, emit: emit)
         }
         sweepIdleDevices(emit: emit)
+        if proximity.isActive { releaseProximity(emit: emit) }
         return due || lastSweep != swept
     }
 
@@ -31,6 +32,8 @@ extension EngineCore {
     /// End of input: every device is silent, so every deadline up to the clock fires.
     mutating func finish(emit: (FiredNotification) -> Void) {
         fireSilentDevices(through: now, ignoringArrival: true, emit: emit)
+        // Every queued proximity input is decided; dwells later than the newest time stay pending, as above.
+        if proximity.isActive, now > proximity.released { releaseProximity(through: now, emit: emit) }
     }
 
     /// The clock (event time: the watermark) less the allowed lateness: deadlines up to here may fire without their

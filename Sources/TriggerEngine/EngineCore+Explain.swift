@@ -242,7 +242,7 @@ extension EngineCore {
             let grid = polygonGrids[Int(slot)]
             guard let d = grid.distanceToBoundary(latitude: latitude, longitude: longitude) else { return nil }
             return grid.locate(latitude: latitude, longitude: longitude) == .outside ? -d : d
-        case .beacon, .empty:
+        case .beacon, .proximity, .empty:
             return nil
         }
     }

@@ -104,6 +104,10 @@ extension EngineCore {
             observers[Int(d)].lastAccuracy = horizontalAccuracy ?? .nan
         }
         if explain.isOn { explain.currentDevice = -1 }
+        if proximity.isActive {
+            enqueueProximity(device: fix.pointee.device, hash: hash, time: timestamp, latitude: latitude, longitude: longitude,
+                             accuracy: horizontalAccuracy, emit: emit)
+        }
         fireOverdue(emit: emit)
         return .evaluated
     }
@@ -263,7 +267,7 @@ extension EngineCore {
                 return .uncertain
             }
             return location == .inside ? .inside : .outside
-        case .beacon, .empty:
+        case .beacon, .proximity, .empty:
             return .outside
         }
     }

@@ -13,7 +13,7 @@ extension EngineCore {
         case nil: break
         }
         return FiredNotification(.init(plan: plan, device: device, event: event, firedAt: time, ordinal: ordinal,
-                                       fix: fix, beacon: beacon))
+                                       fix: fix, beacon: beacon, nearby: nil))
     }
 
     /// The slot's notification plan, built when its request first fires (`NotificationPlan`); nil for an empty

@@ -75,6 +75,10 @@ extension EngineCore {
             case let .uuid(u, _, _): beaconSlotsByUUID[u, default: []].append(slot)
             case let .eddystone(ns, _): beaconSlotsByNamespace[ns, default: []].append(slot)
             }
+        case .proximity:
+            g.kind = .proximity
+            proximity.requestCount += 1
+            proximity.needsRebuild = true
         }
         slots[Int(slot)] = g
         slotByIdentifier[request.identifier] = slot
@@ -103,6 +107,9 @@ extension EngineCore {
                     if beaconSlotsByNamespace[ns]?.isEmpty == true { beaconSlotsByNamespace[ns] = nil }
                 }
             }
+        case .proximity:
+            proximity.requestCount -= 1
+            proximity.needsRebuild = true
         case .empty:
             break
         }

@@ -51,6 +51,9 @@ struct EngineCore {
     var leaderTime = Timestamp.distantPast
     var quorumTime = Timestamp.distantPast
 
+    /// Proximity requests' devices, pairs and queued fixes (`EngineCore+Proximity`).
+    var proximity = ProximityState()
+
     // Deadlines (dwell, beacon exit).
     var timers = Heap<TimerEntry>()
 

@@ -14,6 +14,9 @@ public struct EngineStatistics: Sendable, Hashable {
     /// Times the device records were moved to smaller arrays after most of them were forgotten.
     public var deviceCompactions = 0
     public var candidateTests = 0
+    /// Fixes queued for proximity rules, and those that came after their moment was decided (counted, not decided).
+    public var proximityInputs = 0
+    public var proximityLate = 0
 
     public var rejectedTotal: Int { rejected.values.reduce(0, +) }
 

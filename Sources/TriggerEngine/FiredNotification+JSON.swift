@@ -28,7 +28,9 @@ extension FiredNotification {
 extension FiredNotification.Firing {
     /// Whether the stack buffer is worth trying: a request whose constant text alone nears its size would only fail
     /// there first.
-    var fitsOnTheStack: Bool { plan.program.count < JSONWriter.stackCapacity - 256 }
+    var fitsOnTheStack: Bool {
+        plan.program.count + (nearby.map { 256 + 6 * $0.device.utf8.count } ?? 0) < JSONWriter.stackCapacity - 256
+    }
 
     /// The notification's JSON from the firing, through its request's `NotificationPlan`: no String built for the
     /// templates or the deliveryId. The bytes equal `rendered`'s (`Fields.writeJSON`).
@@ -100,9 +102,24 @@ extension FiredNotification.Fields {
                 J.appendLiteral("}", to: &b)
             }
             if let beacon { general(",\"beacon\":") { beacon.writeJSON(to: &$0) } }
+            if let nearby { general(",\"nearby\":") { nearby.writeJSON(to: &$0) } }
             time(",\"firedAt\":\"", firedAt)
             J.appendLiteral("}", to: &b)
         }
+    }
+}
+
+extension NearbySnapshot {
+    func writeJSON(to w: inout JSONWriter) {
+        w.beginObject()
+        w.field(literal: "device", device)
+        w.key(literal: "timestamp")
+        w.timestamp(timestamp)
+        w.field(literal: "latitude", latitude)
+        w.field(literal: "longitude", longitude)
+        if let horizontalAccuracy { w.field(literal: "horizontalAccuracy", horizontalAccuracy) }
+        w.field(literal: "distance", hundredths: distance)
+        w.endObject()
     }
 }
 

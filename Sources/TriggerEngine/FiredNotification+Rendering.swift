@@ -4,7 +4,7 @@ extension FiredNotification.Firing {
         let r = compiled.request
         return .init(identifier: r.identifier, deliveryId: deliveryId, content: content, event: event,
                      repeats: r.trigger.repeats, regionType: compiled.regionTypeName, regionID: r.trigger.region.id,
-                     regionName: r.trigger.region.name, device: device, fix: fix, beacon: beacon, firedAt: firedAt)
+                     regionName: r.trigger.region.name, device: device, fix: fix, beacon: beacon, nearby: nearby, firedAt: firedAt)
     }
 
     var deliveryId: String {
@@ -37,9 +37,14 @@ extension FiredNotification.Firing {
         case .fixLatitude: return fix.map { EngineCore.coordinateText($0.latitude) } ?? ""
         case .fixLongitude: return fix.map { EngineCore.coordinateText($0.longitude) } ?? ""
         case .beaconProximity: return beacon?.proximity.rawValue ?? ""
+        case .nearbyDevice: return nearby?.device ?? ""
+        case .nearbyDistance: return nearby.map { Self.distanceText($0.distance) } ?? ""
         case .userInfo: return Self.userInfoText(p, of: compiled)
         }
     }
+
+    /// Whole metres: what a message says ("120 m"), where the JSON's `nearby.distance` keeps centimetres.
+    static func distanceText(_ metres: Double) -> String { String(Int64(metres.rounded())) }
 
     /// A `{userInfo.KEY}` placeholder's text: the value's string, or its JSON when it is not a string.
     static func userInfoText(_ p: ContentTemplate.Placeholder, of c: CompiledRequest) -> String {

@@ -27,6 +27,7 @@ public struct FiredNotification: Sendable, Hashable {
         var device: String
         var fix: FixSnapshot?
         var beacon: BeaconSnapshot?
+        var nearby: NearbySnapshot? = nil
         var firedAt: Timestamp
     }
 
@@ -41,6 +42,8 @@ public struct FiredNotification: Sendable, Hashable {
         let ordinal: UInt32
         let fix: FixSnapshot?
         let beacon: BeaconSnapshot?
+        /// Proximity requests: the other device.
+        let nearby: NearbySnapshot?
 
         var compiled: CompiledRequest { plan.compiled }
     }
@@ -49,10 +52,10 @@ public struct FiredNotification: Sendable, Hashable {
 
     public init(identifier: String, deliveryId: String, content: NotificationContent, event: Event, repeats: Bool,
                 regionType: String, regionID: String, regionName: String?, device: String, fix: FixSnapshot?,
-                beacon: BeaconSnapshot?, firedAt: Timestamp) {
+                beacon: BeaconSnapshot?, nearby: NearbySnapshot? = nil, firedAt: Timestamp) {
         storage = .fields(Fields(identifier: identifier, deliveryId: deliveryId, content: content, event: event,
                                  repeats: repeats, regionType: regionType, regionID: regionID, regionName: regionName,
-                                 device: device, fix: fix, beacon: beacon, firedAt: firedAt))
+                                 device: device, fix: fix, beacon: beacon, nearby: nearby, firedAt: firedAt))
     }
 
     init(_ firing: Firing) { storage = .firing(firing) }
@@ -125,6 +128,11 @@ public struct FiredNotification: Sendable, Hashable {
     public var beacon: BeaconSnapshot? {
         get { if case .firing(let g) = storage { return g.beacon }; return fields.beacon }
         set { update { $0.beacon = newValue } }
+    }
+
+    public var nearby: NearbySnapshot? {
+        get { if case .firing(let g) = storage { return g.nearby }; return fields.nearby }
+        set { update { $0.nearby = newValue } }
     }
 
     public var firedAt: Timestamp {

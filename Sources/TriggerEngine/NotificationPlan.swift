@@ -12,6 +12,7 @@ final class NotificationPlan: Sendable {
     /// What a firing fills in. Stored in `program` as one byte; `run` is followed by a 32-bit length and the bytes.
     enum Hole: UInt8 {
         case run, device, event, evidenceTime, latitude, longitude, proximity, deliveryIdTail, evidence, firedAt
+        case nearbyDevice, nearbyDistance
     }
 
     let compiled: CompiledRequest
@@ -61,6 +62,8 @@ final class NotificationPlan: Sendable {
                     case .fixLatitude: b.hole(.latitude)
                     case .fixLongitude: b.hole(.longitude)
                     case .beaconProximity: b.hole(.proximity)
+                    case .nearbyDevice: b.hole(.nearbyDevice)
+                    case .nearbyDistance: b.hole(.nearbyDistance)
                     case .userInfo: b.escaped(firing.userInfoText(p, of: c))
                     }
                 }
@@ -203,6 +206,8 @@ final class NotificationPlan: Sendable {
                 case .latitude: o.append(texts.latitude)
                 case .longitude: o.append(texts.longitude)
                 case .proximity: if let beacon = g.beacon { o.escaped(beacon.proximity.rawValue) }
+                case .nearbyDevice: if let nearby = g.nearby { o.escaped(nearby.device) }
+                case .nearbyDistance: if let nearby = g.nearby { o.escaped(FiredNotification.Firing.distanceText(nearby.distance)) }
                 case .deliveryIdTail:
                     o.write(upTo: EngineCore.deliveryIdTailCapacity) {
                         EngineCore.writeDeliveryIdTail(revision: revision, at: g.firedAt, ordinal: g.ordinal, into: $0)
@@ -226,6 +231,12 @@ final class NotificationPlan: Sendable {
                         var nested = JSONWriter(capacity: 256)
                         beacon.writeJSON(to: &nested)
                         o.literal(",\"beacon\":")
+                        nested.bytes.withUnsafeBufferPointer { o.append($0) }
+                    }
+                    if let nearby = g.nearby {
+                        var nested = JSONWriter(capacity: 256)
+                        nearby.writeJSON(to: &nested)
+                        o.literal(",\"nearby\":")
                         nested.bytes.withUnsafeBufferPointer { o.append($0) }
                     }
                 case .firedAt: o.append(texts.firedAt)

@@ -12,6 +12,8 @@ public struct Region: Hashable, Sendable {
         /// Validated (and, across the antimeridian, split) polygons.
         case polygon(PolygonSet)
         case beacon(BeaconRegion)
+        /// A circle around other devices (`ProximityRegion`).
+        case proximity(ProximityRegion)
     }
 
     public init(id: String, name: String? = nil, shape: Shape) {
@@ -26,6 +28,7 @@ public struct Region: Hashable, Sendable {
         case .circle: "circle"
         case .polygon: "polygon"
         case .beacon: "beacon"
+        case .proximity: "proximity"
         }
     }
 

@@ -16,6 +16,8 @@ public struct RequestDecoder: Sendable {
     static let centerFields = ["latitude", "longitude"]
     static let polygonFields = ["type", "id", "name", "geometry"]
     static let beaconFields = ["type", "id", "name", "uuid", "major", "minor", "namespace", "instance", "proximity"]
+    static let proximityFields = ["type", "id", "name", "radius", "targets", "subjects", "maxAge"]
+    static let selectorFields = ["devices", "group"]
 
     /// A JSON array of requests, or a single request object.
     public func decodeRequests(_ json: JSONValue) throws(RequestError) -> [NotificationRequest] {
@@ -123,6 +125,9 @@ public struct RequestDecoder: Sendable {
         }
         t.initialTrigger = try r.bool("initialTrigger") ?? false
         t.minimumInterval = try r.nonNegative("minimumInterval") ?? 0
+        if case let .proximity(p) = region.shape, p.subjects != nil, t.devices != nil {
+            throw r.error("devices", "give the subjects either here or as trigger.region.subjects, not both")
+        }
         if let e = try r.number("exitTimeout") {
             guard region.isBeacon else { throw r.error("exitTimeout", "applies to beacon regions only") }
             guard e > 0 else { throw r.error("exitTimeout", "must be > 0 seconds") }
@@ -134,7 +139,7 @@ public struct RequestDecoder: Sendable {
     func decodeRegion(_ object: [(key: String, value: JSONValue)], identifier: String) throws(RequestError) -> Region {
         let r = FieldReader(object: object, path: "trigger.region", identifier: identifier)
         guard let type = try r.string("type") else {
-            throw r.error("type", "required: \"circle\", \"polygon\" or \"beacon\"")
+            throw r.error("type", "required: \"circle\", \"polygon\", \"beacon\" or \"proximity\"")
         }
         guard let id = try r.string("id"), !id.isEmpty else { throw r.error("id", "required: a non-empty string") }
         let name = try r.string("name")
@@ -197,8 +202,11 @@ public struct RequestDecoder: Sendable {
                 return Region(id: id, name: name, shape: .beacon(BeaconRegion(identifier: .eddystone(namespace: ns, instance: instance), proximity: proximity)))
             }
             throw r.error("uuid", "a beacon region needs uuid (iBeacon/AltBeacon) or namespace (Eddystone-UID)")
+        case "proximity":
+            try r.allowOnly(Self.proximityFields)
+            return Region(id: id, name: name, shape: .proximity(try decodeProximity(r, identifier: identifier)))
         default:
-            throw r.error("type", "unknown region type \"\(type)\"; expected \"circle\", \"polygon\" or \"beacon\"")
+            throw r.error("type", "unknown region type \"\(type)\"; expected \"circle\", \"polygon\", \"beacon\" or \"proximity\"")
         }
     }
 }

@@ -10,7 +10,8 @@ enum RegionFileLoader {
     }
 
     /// The requests, and the GeoJSON defaults their features took (`GeoJSONConversion.defaultsApplied`).
-    static func load(_ path: String, geoJSON: GeoJSONOptions = GeoJSONOptions()) throws -> (requests: [NotificationRequest], defaultsApplied: [String]) {
+    static func load(_ path: String, geoJSON: GeoJSONOptions = GeoJSONOptions()) throws
+        -> (requests: [NotificationRequest], defaultsApplied: [String], groups: [String: [String]]) {
         let bytes: [UInt8]
         do { bytes = try FileBytes.read(path) } catch {
             throw Failure(description: "\(path): cannot read the region file: \(error)")
@@ -24,8 +25,13 @@ enum RegionFileLoader {
         }
         do {
             let decoder = RequestDecoder()
+            // `{"groups": …, "requests": […]}`: device groups for proximity requests beside the requests.
+            if json.objectValue != nil, json["type"] == nil, json["groups"] != nil || json["requests"] != nil {
+                let file = try decoder.decodeRequestFile(json)
+                return (file.requests, [], file.groups)
+            }
             let converted = try decoder.convertGeoJSON(json, options: geoJSON)
-            return (try decoder.requests(of: converted), converted.defaultsApplied)
+            return (try decoder.requests(of: converted), converted.defaultsApplied, [:])
         } catch {
             throw Failure(description: "\(path): \(error)")
         }

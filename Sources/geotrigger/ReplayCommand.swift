@@ -93,9 +93,11 @@ struct ReplayCommand: ParsableCommand {
             do { golden = try FileBytes.read(expect) } catch { throw ExitStatus.fail("--expect \(expect): \(error)") }
         }
         let requests: [NotificationRequest]
+        let groups: [String: [String]]
         do {
             let loaded = try RegionFileLoader.load(regions, geoJSON: GeoJSONOptions(idProperty: idProperty))
             requests = loaded.requests
+            groups = loaded.groups
             if let note = RegionFileLoader.defaultsNote(regions, loaded.defaultsApplied) {
                 FileHandle.standardError.write(note.data(using: .utf8)!)
             }
@@ -118,6 +120,7 @@ struct ReplayCommand: ParsableCommand {
             let text = e.lines.map { "explain: \($0)\n" }.joined()
             if !text.isEmpty { FileHandle.standardError.write(text.data(using: .utf8)!) }
         }
+        for (name, members) in groups { engine.setGroup(name, devices: members) }
         try engine.add(contentsOf: requests)
         let keep = expect != nil || writeExpect != nil
         // Paced output is watched as it happens (often through a pipe): each notification is written at once.

@@ -23,7 +23,7 @@ import Testing
             let ring = set.polygons[0][0]
             let lats = ring.map(\.latitude), lons = ring.map(\.longitude)
             return Coordinate(latitude: (lats.min()! + lats.max()!) / 2, longitude: (lons.min()! + lons.max()!) / 2)
-        case .beacon: fatalError("no beacon regions in GeoJSON")
+        case .beacon, .proximity: fatalError("no beacon or proximity regions in GeoJSON")
         }
     }
 

@@ -1,0 +1,339 @@
+import Geometry
+
+/// Proximity rules (docs/semantics.md "Proximity"): a fix of a device that takes part waits until the watermark
+/// has passed it, then all such fixes are applied in event-time order, each deciding the pairs its device is part of.
+extension EngineCore {
+    /// Compiles the proximity requests again (requests or groups changed) and files every known position anew.
+    mutating func rebuildProximityRules() {
+        var p = proximity
+        p.needsRebuild = false
+        p.rules.removeAll()
+        p.everyoneRules = 0
+        p.named.removeAll()
+        for slot in slots.indices where slots[slot].kind == .proximity {
+            guard let c = compiled[slot], case let .proximity(region) = c.request.trigger.region.shape else { continue }
+            let subjects: Set<String>? = region.subjects.map { $0.resolve(p.groups) } ?? c.request.trigger.devices
+            let targets = region.targets.resolve(p.groups)
+            if let subjects { p.named.formUnion(subjects) } else { p.everyoneRules += 1 }
+            p.named.formUnion(targets)
+            // Cells about as wide as the distance a query reaches, so a query reads a few cells.
+            let cell = region.radius + slots[slot].hysteresis
+            p.rules.append(.init(slot: Int32(slot), slotGeneration: slotGenerations[slot], radius: region.radius,
+                                 maxAge: .init(seconds: region.maxAge), addedAt: slots[slot].addedAt, subjects: subjects,
+                                 targets: targets, subjectGrid: MovingPointGrid(cellMetres: cell),
+                                 targetGrid: MovingPointGrid(cellMetres: cell)))
+        }
+        for k in p.participants.indices {
+            let name = p.participants[k].name
+            p.participants[k].roles = p.roles(of: name)
+            guard p.participants[k].hasPosition else { continue }
+            for role in p.participants[k].roles {
+                let q = p.participants[k]
+                if role.subject { p.rules[Int(role.rule)].subjectGrid.place(Int32(k), latitude: q.latitude, longitude: q.longitude, accuracy: q.accuracy ?? 0) }
+                if role.target { p.rules[Int(role.rule)].targetGrid.place(Int32(k), latitude: q.latitude, longitude: q.longitude, accuracy: q.accuracy ?? 0) }
+            }
+        }
+        // Pairs of removed or replaced requests go.
+        let stale = p.pairs.filter { slotGenerations[Int($0.key.slot)] != $0.value.slotGeneration || slots[Int($0.key.slot)].kind != .proximity }
+        for key in stale.keys { Self.dropPair(key, from: &p) }
+        proximity = p
+    }
+
+    static func dropPair(_ key: ProximityState.PairKey, from p: inout ProximityState) {
+        guard p.pairs.removeValue(forKey: key) != nil else { return }
+        p.participants[Int(key.subject)].pairs.removeAll { $0 == key }
+        p.participants[Int(key.target)].pairs.removeAll { $0 == key }
+    }
+
+    /// The time up to which proximity inputs are decided during a run: the clock (event time: the watermark) less
+    /// the allowed lateness; nil when there is none (replay: only the end of input decides).
+    var proximityLimit: Timestamp? {
+        guard let lateness = allowedLateness else { return nil }
+        let clock = firingClock
+        guard clock > .distantPast else { return nil }
+        return Timestamp(microseconds: clock.microseconds &- lateness.microseconds)
+    }
+
+    /// Queues an accepted fix of a device some rule involves; decides what the watermark now allows.
+    mutating func enqueueProximity(device name: String, hash: UInt32, time: Timestamp, latitude: Double, longitude: Double,
+                                   accuracy: Double?, emit: (FiredNotification) -> Void) {
+        if proximity.needsRebuild { rebuildProximityRules() }
+        guard proximity.involves(name) else { return }
+        if time <= proximity.released {
+            // Its moment has been decided already: pairs cannot be decided again without changing what was notified.
+            statistics.proximityLate += 1
+            return
+        }
+        let p = proximity.participant(name, hash: hash)
+        proximity.participants[Int(p)].sequence &+= 1
+        proximity.pending.append(.init(time: time, nameHash: hash, participant: p,
+                                       sequence: proximity.participants[Int(p)].sequence,
+                                       latitude: latitude, longitude: longitude, accuracy: accuracy))
+        statistics.proximityInputs += 1
+        releaseProximity(emit: emit)
+    }
+
+    /// Decides the queued fixes the watermark has passed.
+    @inline(__always)
+    mutating func releaseProximity(emit: (FiredNotification) -> Void) {
+        guard proximity.isActive, let limit = proximityLimit, limit > proximity.released else { return }
+        releaseProximity(through: limit, emit: emit)
+    }
+
+    /// Applies every queued fix and due dwell deadline up to `limit`, in event-time order.
+    mutating func releaseProximity(through limit: Timestamp, emit: (FiredNotification) -> Void) {
+        if proximity.needsRebuild { rebuildProximityRules() }
+        var ready = proximity.ready
+        ready.removeAll(keepingCapacity: true)
+        var k = 0
+        // Keeps the later fixes in place, in arrival order, and moves the due ones out.
+        for j in proximity.pending.indices {
+            let e = proximity.pending[j]
+            if e.time <= limit { ready.append(e) } else { proximity.pending[k] = e; k += 1 }
+        }
+        proximity.pending.removeLast(proximity.pending.count - k)
+        let state = proximity
+        ready.sort { state.precedes($0, $1) }
+        for e in ready {
+            completeProximityDwells(through: e.time, emit: emit)
+            applyProximity(e, emit: emit)
+        }
+        completeProximityDwells(through: limit, emit: emit)
+        proximity.released = limit
+        ready.removeAll(keepingCapacity: true)
+        proximity.ready = ready
+    }
+
+    /// One fix, its moment come: the device's position moves, then every pair it is part of is decided.
+    mutating func applyProximity(_ e: ProximityState.PendingFix, emit: (FiredNotification) -> Void) {
+        let p = e.participant
+        let before = proximity.participants[Int(p)].time
+        let accuracy = e.accuracy ?? 0
+        do {
+            var record = proximity.participants[Int(p)]
+            record.time = e.time
+            record.latitude = e.latitude
+            record.longitude = e.longitude
+            record.accuracy = e.accuracy
+            record.ecef = Geodesy.ECEF(Coordinate(latitude: e.latitude, longitude: e.longitude))
+            proximity.participants[Int(p)] = record
+        }
+        let roles = proximity.participants[Int(p)].roles
+        for role in roles {
+            if role.subject { proximity.rules[Int(role.rule)].subjectGrid.place(p, latitude: e.latitude, longitude: e.longitude, accuracy: accuracy) }
+            if role.target { proximity.rules[Int(role.rule)].targetGrid.place(p, latitude: e.latitude, longitude: e.longitude, accuracy: accuracy) }
+        }
+        for role in roles {
+            if role.subject { decideProximity(rule: role.rule, participant: p, asSubject: true, previous: before, at: e.time, emit: emit) }
+            if role.target { decideProximity(rule: role.rule, participant: p, asSubject: false, previous: before, at: e.time, emit: emit) }
+        }
+    }
+
+    /// Decides the pairs of `participant` on one side of one rule: the other side's devices the grid finds within
+    /// reach, and the stored pairs (which the grid may not return: those are now clearly apart).
+    mutating func decideProximity(rule r: Int32, participant p: Int32, asSubject: Bool, previous: Timestamp, at time: Timestamp,
+                                  emit: (FiredNotification) -> Void) {
+        let rule = proximity.rules[Int(r)]
+        let slot = rule.slot
+        guard slotGenerations[Int(slot)] == rule.slotGeneration, slots[Int(slot)].kind == .proximity else { return }
+        let g = slots[Int(slot)]
+        let me = proximity.participants[Int(p)]
+        let myAccuracy = me.accuracy ?? 0
+        // A position less accurate than the request allows decides none of its pairs (SPEC maximumAccuracy).
+        if myAccuracy > g.maximumAccuracy { return }
+        proximity.visit &+= 1
+        if proximity.visit == 0 {
+            for k in proximity.participants.indices { proximity.participants[k].visited = 0 }
+            proximity.visit = 1
+        }
+        let mark = proximity.visit
+        var candidates = proximity.candidates
+        candidates.removeAll(keepingCapacity: true)
+        let grid = asSubject ? rule.targetGrid : rule.subjectGrid
+        let reach = rule.radius + g.hysteresis + myAccuracy + min(grid.maximumAccuracy, g.maximumAccuracy)
+        proximity.participants.withUnsafeMutableBufferPointer { parts in
+            grid.query(latitude: me.latitude, longitude: me.longitude, metres: reach) { q in
+                guard q != p, parts[Int(q)].visited != mark else { return }
+                parts[Int(q)].visited = mark
+                candidates.append(q)
+            }
+            for key in parts[Int(p)].pairs where key.slot == slot {
+                let other: Int32
+                if asSubject { guard key.subject == p else { continue }; other = key.target } else { guard key.target == p else { continue }; other = key.subject }
+                guard other != p, parts[Int(other)].visited != mark else { continue }
+                parts[Int(other)].visited = mark
+                candidates.append(other)
+            }
+        }
+        // In device order, never in grid or arrival order: the order of firings decides deliveryId ordinals.
+        if candidates.count > 1 {
+            let state = proximity
+            candidates.sort { state.ordered($0, $1) }
+        }
+        let known = me.hasPosition && previous > .distantPast && previous >= rule.addedAt
+        for q in candidates {
+            let other = proximity.participants[Int(q)]
+            // A stale position is no evidence: the pair keeps its state until both devices are heard from again.
+            guard other.hasPosition, time.microseconds &- other.time.microseconds <= rule.maxAge.microseconds else { continue }
+            let otherAccuracy = other.accuracy ?? 0
+            if otherAccuracy > g.maximumAccuracy { continue }
+            let distance = Geodesy.arc(chord: me.ecef.chordSquared(to: other.ecef).squareRoot())
+            let margin = myAccuracy + otherAccuracy + g.hysteresis
+            let side: Side
+            if margin == 0 {
+                side = distance <= rule.radius ? .inside : .outside
+            } else if rule.radius - distance >= margin {
+                side = .inside
+            } else if distance - rule.radius >= margin {
+                side = .outside
+            } else {
+                side = .uncertain
+            }
+            let key = asSubject ? ProximityState.PairKey(slot: slot, subject: p, target: q) : .init(slot: slot, subject: q, target: p)
+            transitionPair(key, rule: r, side: side, known: known && other.time >= rule.addedAt, at: time, emit: emit)
+            // A `repeats: false` request that fired is gone: none of its other pairs is decided.
+            if slotGenerations[Int(slot)] != rule.slotGeneration { break }
+        }
+        candidates.removeAll(keepingCapacity: true)
+        proximity.candidates = candidates
+    }
+
+    /// SPEC §3's transition table for one pair. `known`: an absent pair is outside (both devices have been seen
+    /// under the request before); otherwise its state is unknown (the initial state: silent unless `initialTrigger`).
+    mutating func transitionPair(_ key: ProximityState.PairKey, rule r: Int32, side: Side, known: Bool, at time: Timestamp,
+                                 emit: (FiredNotification) -> Void) {
+        let g = slots[Int(key.slot)]
+        let generation = slotGenerations[Int(key.slot)]
+        let stored = proximity.pairs[key].flatMap { $0.slotGeneration == generation ? $0 : nil }
+        let phase = stored?.phase ?? (known ? .outside : .unknown)
+        func store(_ phase: PairState.Phase, deadline: Timestamp = .distantFuture) {
+            if var pair = proximity.pairs[key], pair.slotGeneration == generation {
+                pair.phase = phase
+                pair.since = time
+                pair.dwellDeadline = deadline
+                proximity.pairs[key] = pair
+            } else {
+                proximity.pairs[key] = .init(slotGeneration: generation, phase: phase, since: time, dwellDeadline: deadline)
+                proximity.participants[Int(key.subject)].pairs.append(key)
+                proximity.participants[Int(key.target)].pairs.append(key)
+            }
+        }
+        switch side {
+        case .uncertain:
+            if stored == nil, phase == .unknown { store(.unknown) }
+        case .inside:
+            guard phase == .outside || phase == .unknown else { return }
+            let notifies = phase == .outside || g.initialTrigger
+            if notifies, g.notifyOnEntry, g.dwell > .zero {
+                let deadline = time + g.dwell
+                store(.entering, deadline: deadline)
+                proximity.deadlines.insert(.init(time: deadline, key: key,
+                                                 subjectHash: proximity.participants[Int(key.subject)].nameHash,
+                                                 targetHash: proximity.participants[Int(key.target)].nameHash))
+                return
+            }
+            store(.inside)
+            if phase == .outside { statistics.entries += 1 }
+            if notifies, g.notifyOnEntry { firePair(key, event: .entry, at: time, emit: emit) }
+        case .outside:
+            switch phase {
+            case .outside:
+                return
+            case .unknown:
+                break
+            case .entering:
+                statistics.dwellsCancelled += 1
+            case .inside:
+                statistics.exits += 1
+                store(.outside)
+                if g.notifyOnExit { firePair(key, event: .exit, at: time, emit: emit) }
+            }
+            compactPair(key, at: time)
+        }
+    }
+
+    /// An outside pair is implied unless it must remember a firing for `minimumInterval`.
+    mutating func compactPair(_ key: ProximityState.PairKey, at time: Timestamp) {
+        guard let pair = proximity.pairs[key] else { return }
+        let g = slots[Int(key.slot)]
+        if pair.slotGeneration == slotGenerations[Int(key.slot)], g.minimumInterval > .zero,
+           pair.lastFired > .distantPast, time < pair.lastFired + g.minimumInterval {
+            proximity.pairs[key]?.phase = .outside
+            return
+        }
+        Self.dropPair(key, from: &proximity)
+    }
+
+    /// Dwell deadlines up to `limit`, in order: a pair still entering at its deadline is inside and notifies then.
+    mutating func completeProximityDwells(through limit: Timestamp, emit: (FiredNotification) -> Void) {
+        while let top = proximity.deadlines.min, top.time <= limit {
+            _ = proximity.deadlines.removeMin()
+            guard let pair = proximity.pairs[top.key], pair.slotGeneration == slotGenerations[Int(top.key.slot)],
+                  pair.phase == .entering, pair.dwellDeadline == top.time else { continue }
+            proximity.pairs[top.key]?.phase = .inside
+            proximity.pairs[top.key]?.since = top.time
+            proximity.pairs[top.key]?.dwellDeadline = .distantFuture
+            statistics.entries += 1
+            firePair(top.key, event: .entry, at: top.time, emit: emit)
+        }
+    }
+
+    /// Emits a pair's notification unless `minimumInterval` holds it back; a `repeats: false` request then leaves.
+    mutating func firePair(_ key: ProximityState.PairKey, event: FiredNotification.Event, at time: Timestamp,
+                           emit: (FiredNotification) -> Void) {
+        guard let plan = plan(slot: key.slot) else { return }
+        let g = slots[Int(key.slot)]
+        let last = proximity.pairs[key]?.lastFired ?? .distantPast
+        if g.minimumInterval > .zero, last > .distantPast, time < last + g.minimumInterval {
+            statistics.suppressedByMinimumInterval += 1
+            return
+        }
+        firingCounts[Int(key.slot)] &+= 1
+        proximity.pairs[key]?.lastFired = time
+        let s = proximity.participants[Int(key.subject)], t = proximity.participants[Int(key.target)]
+        // The device's firing ordinal at this time, shared with its other requests' notifications, keeps
+        // deliveryIds unique when several targets come near at once.
+        var ordinal: UInt32 = 1
+        if let d = existingDevice(s.name) {
+            if observers[Int(d)].lastFiring == time {
+                observers[Int(d)].firingOrdinal &+= 1
+            } else {
+                observers[Int(d)].lastFiring = time
+                observers[Int(d)].firingOrdinal = 1
+            }
+            ordinal = observers[Int(d)].firingOrdinal
+        }
+        let fix = FixSnapshot(timestamp: s.time, latitude: s.latitude, longitude: s.longitude, horizontalAccuracy: s.accuracy)
+        let nearby = NearbySnapshot(device: t.name, timestamp: t.time, latitude: t.latitude, longitude: t.longitude,
+                                    horizontalAccuracy: t.accuracy,
+                                    distance: Geodesy.arc(chord: s.ecef.chordSquared(to: t.ecef).squareRoot()))
+        emit(FiredNotification(.init(plan: plan, device: s.name, event: event, firedAt: time, ordinal: ordinal,
+                                     fix: fix, beacon: nil, nearby: nearby)))
+        statistics.notifications += 1
+        if !g.repeats { markDelivered(slot: key.slot, device: s.name, at: time) }
+    }
+
+    /// Devices of rule requests near a device now: its stored pairs that are inside (or entering), with distances.
+    func proximityPairs(ofDevice name: String) -> [ProximityPairStatus] {
+        guard let p = proximity.participantIndex[name] else { return [] }
+        var out: [ProximityPairStatus] = []
+        let me = proximity.participants[Int(p)]
+        for key in me.pairs {
+            guard let pair = proximity.pairs[key], pair.slotGeneration == slotGenerations[Int(key.slot)],
+                  let c = compiled[Int(key.slot)] else { continue }
+            let s = proximity.participants[Int(key.subject)], t = proximity.participants[Int(key.target)]
+            let phase: String
+            switch pair.phase {
+            case .inside: phase = "inside"
+            case .entering: phase = "entering"
+            case .outside: phase = "outside"
+            case .unknown: phase = "unknown"
+            }
+            out.append(ProximityPairStatus(request: c.request.identifier, regionID: c.request.trigger.region.id,
+                                           subject: s.name, target: t.name, phase: phase, since: pair.since,
+                                           distance: Geodesy.arc(chord: s.ecef.chordSquared(to: t.ecef).squareRoot()),
+                                           dwellUntil: pair.phase == .entering ? pair.dwellDeadline : nil))
+        }
+        return out.sorted { ($0.request, $0.subject, $0.target) < ($1.request, $1.subject, $1.target) }
+    }
+}

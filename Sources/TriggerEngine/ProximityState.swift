@@ -1,0 +1,158 @@
+import Geometry
+import HeapModule
+
+/// The proximity rules' state (docs/semantics.md "Proximity"): the devices taking part with their newest positions,
+/// a moving-point grid per rule and side, the pairs that differ from "outside", and the fixes waiting for the
+/// watermark. Pairs are decided in event-time order, never in arrival order, so the notifications do not depend on
+/// how inputs were batched or how devices' streams interleaved.
+struct ProximityState {
+    /// A device that takes part in some rule, with its newest position as a proximity input.
+    struct Participant {
+        var name: String
+        var nameHash: UInt32
+        /// The newest position's time; `distantPast` while it has none.
+        var time = Timestamp.distantPast
+        var latitude = 0.0
+        var longitude = 0.0
+        var accuracy: Double?
+        var ecef = Geodesy.ECEF(x: 0, y: 0, z: 0)
+        /// Inputs queued so far: orders one device's inputs of equal time as they arrived.
+        var sequence: UInt32 = 0
+        /// The rules it takes part in (rebuilt with the rules).
+        var roles: [Role] = []
+        /// The stored pairs it is part of, on either side.
+        var pairs: [PairKey] = []
+        /// A per-evaluation visit mark (`ProximityState.visit`).
+        var visited: UInt32 = 0
+        var hasPosition: Bool { time > .distantPast }
+    }
+
+    struct Role {
+        var rule: Int32
+        var subject: Bool
+        var target: Bool
+    }
+
+    /// One proximity request, compiled.
+    struct Rule {
+        var slot: Int32
+        var slotGeneration: UInt32
+        var radius: Double
+        var maxAge: Timestamp.Duration
+        var addedAt: Timestamp
+        /// nil: every device is a subject.
+        var subjects: Set<String>?
+        var targets: Set<String>
+        var subjectGrid: MovingPointGrid
+        var targetGrid: MovingPointGrid
+
+        func isSubject(_ name: String) -> Bool { subjects.map { $0.contains(name) } ?? true }
+    }
+
+    struct PairKey: Hashable {
+        var slot: Int32
+        var subject: Int32
+        var target: Int32
+    }
+
+    struct Pair {
+        var slotGeneration: UInt32
+        var phase: PairState.Phase
+        var since: Timestamp
+        var lastFired = Timestamp.distantPast
+        var dwellDeadline = Timestamp.distantFuture
+    }
+
+    /// A fix waiting until the watermark has passed it.
+    struct PendingFix {
+        var time: Timestamp
+        var nameHash: UInt32
+        var participant: Int32
+        var sequence: UInt32
+        var latitude: Double
+        var longitude: Double
+        var accuracy: Double?
+    }
+
+    /// A pair's dwell deadline; stale entries (the pair moved on) are skipped when they come due.
+    struct Deadline: Comparable {
+        var time: Timestamp
+        var key: PairKey
+        var subjectHash: UInt32
+        var targetHash: UInt32
+
+        static func < (a: Deadline, b: Deadline) -> Bool {
+            if a.time != b.time { return a.time < b.time }
+            if a.key.slot != b.key.slot { return a.key.slot < b.key.slot }
+            if a.subjectHash != b.subjectHash { return a.subjectHash < b.subjectHash }
+            if a.targetHash != b.targetHash { return a.targetHash < b.targetHash }
+            if a.key.subject != b.key.subject { return a.key.subject < b.key.subject }
+            return a.key.target < b.key.target
+        }
+    }
+
+    var groups: [String: Set<String>] = [:]
+    var rules: [Rule] = []
+    /// Rules whose subjects are every device: then every device's fixes are proximity inputs.
+    var everyoneRules = 0
+    /// Every device named as a subject or target of some rule.
+    var named: Set<String> = []
+    /// Requests were added or removed, or groups changed, since the rules were compiled.
+    var needsRebuild = false
+    /// Any proximity request is pending (rules compiled or not).
+    var requestCount = 0
+
+    var participantIndex: [String: Int32] = [:]
+    var participants: [Participant] = []
+    var pairs: [PairKey: Pair] = [:]
+    var pending: [PendingFix] = []
+    var deadlines = Heap<Deadline>()
+    /// Everything up to here has been decided: a later input older than it is too late for proximity.
+    var released = Timestamp.distantPast
+
+    // Scratch, reused.
+    var ready: [PendingFix] = []
+    var candidates: [Int32] = []
+    var visit: UInt32 = 0
+
+    var isActive: Bool { requestCount > 0 }
+
+    /// Whether `name`'s inputs matter to any rule.
+    @inline(__always)
+    func involves(_ name: String) -> Bool { everyoneRules > 0 || named.contains(name) }
+
+    mutating func participant(_ name: String, hash: UInt32) -> Int32 {
+        if let p = participantIndex[name] { return p }
+        let p = Int32(participants.count)
+        var record = Participant(name: name, nameHash: hash)
+        record.roles = roles(of: name)
+        participants.append(record)
+        participantIndex[name] = p
+        return p
+    }
+
+    func roles(of name: String) -> [Role] {
+        var out: [Role] = []
+        for (k, r) in rules.enumerated() {
+            let s = r.isSubject(name), t = r.targets.contains(name)
+            if s || t { out.append(Role(rule: Int32(k), subject: s, target: t)) }
+        }
+        return out
+    }
+
+    /// Fixes in decision order: event time, then a device order that does not depend on arrival (its name's hash,
+    /// then its name), then the device's own arrival order.
+    func precedes(_ a: PendingFix, _ b: PendingFix) -> Bool {
+        if a.time != b.time { return a.time < b.time }
+        if a.nameHash != b.nameHash { return a.nameHash < b.nameHash }
+        if a.participant != b.participant { return participants[Int(a.participant)].name < participants[Int(b.participant)].name }
+        return a.sequence < b.sequence
+    }
+
+    /// Orders two participants as `precedes` orders devices.
+    func ordered(_ a: Int32, _ b: Int32) -> Bool {
+        let x = participants[Int(a)], y = participants[Int(b)]
+        if x.nameHash != y.nameHash { return x.nameHash < y.nameHash }
+        return x.name < y.name
+    }
+}
