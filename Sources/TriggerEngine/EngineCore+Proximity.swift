@@ -291,18 +291,14 @@ extension EngineCore {
         firingCounts[Int(key.slot)] &+= 1
         proximity.pairs[key]?.lastFired = time
         let s = proximity.participants[Int(key.subject)], t = proximity.participants[Int(key.target)]
-        // The device's firing ordinal at this time, shared with its other requests' notifications, keeps
-        // deliveryIds unique when several targets come near at once.
-        var ordinal: UInt32 = 1
-        if let d = existingDevice(s.name) {
-            if observers[Int(d)].lastFiring == time {
-                observers[Int(d)].firingOrdinal &+= 1
-            } else {
-                observers[Int(d)].lastFiring = time
-                observers[Int(d)].firingOrdinal = 1
-            }
-            ordinal = observers[Int(d)].firingOrdinal
+        // The subject's ordinal at this time keeps deliveryIds unique when several targets come near at once.
+        if s.lastFiring == time {
+            proximity.participants[Int(key.subject)].firingOrdinal &+= 1
+        } else {
+            proximity.participants[Int(key.subject)].lastFiring = time
+            proximity.participants[Int(key.subject)].firingOrdinal = 1
         }
+        let ordinal = proximity.participants[Int(key.subject)].firingOrdinal
         let fix = FixSnapshot(timestamp: s.time, latitude: s.latitude, longitude: s.longitude, horizontalAccuracy: s.accuracy)
         let nearby = NearbySnapshot(device: t.name, timestamp: t.time, latitude: t.latitude, longitude: t.longitude,
                                     horizontalAccuracy: t.accuracy,

@@ -22,6 +22,11 @@ struct ProximityState {
         var roles: [Role] = []
         /// The stored pairs it is part of, on either side.
         var pairs: [PairKey] = []
+        /// The time of its newest proximity notification as a subject, and how many it had at that time: the
+        /// deliveryId's ordinal. Its own, not the device's: proximity firings come later than the device's other
+        /// firings of the same time (when the watermark passes), and a shared count would depend on when.
+        var lastFiring = Timestamp.distantPast
+        var firingOrdinal: UInt32 = 0
         /// A per-evaluation visit mark (`ProximityState.visit`).
         var visited: UInt32 = 0
         var hasPosition: Bool { time > .distantPast }
