@@ -5,8 +5,9 @@
 /// Requests are not in it: the host stores their JSON and restores them first (`restore(_:state:)`, in revision
 /// order), then calls `restoreCheckpoint`. Pairs name their request by revision, which no other request shares.
 extension TriggerEngine {
-    /// 2 added each device's newest position; version 1 (without it) still restores.
-    static let checkpointVersion: UInt8 = 2
+    /// 2 added each device's newest position, 3 the proximity state (`encodeProximity`); older versions still
+    /// restore.
+    static let checkpointVersion: UInt8 = 3
 
     /// Appends the counters, the expiry sweep time and every device with its pairs.
     public func encodeCheckpoint(into w: inout ByteWriter) {
@@ -43,6 +44,7 @@ extension TriggerEngine {
                 Self.encode(p.evidence, into: &w)
             }
         }
+        encodeProximity(into: &w)
     }
 
     /// Reads what `encodeCheckpoint` wrote into an engine whose requests are restored already. Pairs of a revision
@@ -104,6 +106,7 @@ extension TriggerEngine {
                     if p.phase == .inside || p.phase == .entering { core.noteOccupant(device: d, slot: p.slot) }
                 }
             }
+            if version >= 3 { try restoreProximity(from: &r, slotByRevision: slotByRevision) }
             core.recomputeWatermark()
             restore(counters: counters)
         } catch let e as PersistenceError {

@@ -7,7 +7,7 @@ struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "geotrigger-bench",
         abstract: "GeoTrigger's benchmarks; run through Tools/benchmark.sh, which builds in release mode and runs the peers in the same run.",
-        subcommands: [EngineBench.self, TraceBench.self, BTSnoopBench.self, DeliveryBench.self, MQTTBench.self, QueryBench.self, RestartBench.self],
+        subcommands: [EngineBench.self, TraceBench.self, BTSnoopBench.self, DeliveryBench.self, MQTTBench.self, QueryBench.self, RestartBench.self, ProximityBench.self],
         defaultSubcommand: EngineBench.self)
 
     /// First of all, the heap on huge pages (`MallocHugePages`: an exec of this binary, before anything runs).

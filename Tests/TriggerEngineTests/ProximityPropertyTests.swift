@@ -121,6 +121,39 @@ import Testing
         #expect(live.engine.pendingProximityInputs == 0)
     }
 
+    @Test(arguments: 0..<8)
+    func aCheckpointMidwayRestoresTheSameDecisions(seed: Int) throws {
+        // Stopped at a random point with fixes still queued for the watermark, checkpointed, restored into a new
+        // engine (requests first, as the host does), and continued: the same notifications as one run.
+        let scenario = Scenario(seed: UInt64(seed) &+ 300)
+        let lateness = 60.0
+        let fixes = scenario.interleaved(seed: UInt64(seed), maxDisorder: lateness / 2)
+        let reference = try scenario.run(fixes, lateness: lateness)
+        var rng = SplitMix(seed: UInt64(seed))
+        let cut = rng.int(fixes.count / 4, 3 * fixes.count / 4)
+        var configuration = TriggerEngine.Configuration(clock: .eventTime)
+        configuration.allowedLateness = lateness
+        let first = TriggerEngine(configuration: configuration)
+        for (name, members) in scenario.groups { first.setGroup(name, devices: members) }
+        try first.add(contentsOf: RequestDecoder().decodeRequests(JSONParser.parse("[" + scenario.requests.joined(separator: ",") + "]")))
+        var out: [String] = []
+        func note(_ n: FiredNotification) {
+            out.append(TimeScenario.key(n) + " " + (n.nearby.map { "\($0.device) \($0.timestamp.rfc3339) \(Int(($0.distance * 100).rounded()))" } ?? "-"))
+        }
+        for f in fixes[..<cut] { first.process(f, emit: note) }
+        #expect(first.pendingProximityInputs > 0, "seed \(seed): the checkpoint must hold queued fixes")
+        var w = ByteWriter(capacity: 1 << 16)
+        first.encodeCheckpoint(into: &w)
+        let second = TriggerEngine(configuration: configuration)
+        for (request, state) in first.pendingRequestStates { try second.restore(request, state: state) }
+        var r = ByteReader(w.bytes)
+        try second.restoreCheckpoint(from: &r)
+        #expect(second.groups == first.groups)
+        for f in fixes[cut...] { second.process(f, emit: note) }
+        second.finish(emit: note)
+        #expect(TimeScenario.difference(out.sorted(), reference.keys) == nil, "seed \(seed)")
+    }
+
     /// Every pair by distance, with the rules written out plainly: radius only (no hysteresis, accuracy, dwell or
     /// interval), `maxAge` staleness, the initial state silent.
     @Test(arguments: 0..<10)
