@@ -15,6 +15,8 @@ public enum HostInput: Sendable, Hashable {
     case observerStarted(device: String, at: Timestamp)
     /// A scanner listening as this observer heard nothing up to `at`.
     case observerListening(device: String, at: Timestamp)
+    /// A device group defined or redefined (`devices`), or removed (nil).
+    case group(name: String, devices: [String]?)
 }
 
 extension HostInput {

@@ -3,7 +3,7 @@ import TriggerEngine
 
 extension HostRecord {
     enum Kind: UInt8 {
-        case requests = 1, remove, removeAll, fixes, sightings, clock, observerStarted, observerListening
+        case requests = 1, remove, removeAll, fixes, sightings, clock, observerStarted, observerListening, group
     }
 
     /// Whether records of this kind are a count then that many self-contained items (fixes, sightings): two such
@@ -45,6 +45,16 @@ extension HostRecord {
             kind = .observerListening
             w.string(device)
             w.timestamp(at)
+        case .group(let name, let devices):
+            kind = .group
+            w.string(name)
+            if let devices {
+                w.u8(1)
+                w.u32(UInt32(devices.count))
+                for d in devices { w.string(d) }
+            } else {
+                w.u8(0)
+            }
         }
         w.u32(UInt32(notifications.count))
         for n in notifications {
@@ -85,6 +95,15 @@ extension HostRecord {
             case .clock: input = .clock(try r.timestamp())
             case .observerStarted: input = .observerStarted(device: try r.string(), at: try r.timestamp())
             case .observerListening: input = .observerListening(device: try r.string(), at: try r.timestamp())
+            case .group:
+                let name = try r.string()
+                if try r.u8() == 1 {
+                    let n = Int(try r.u32())
+                    guard n <= r.remaining else { throw ByteReader.Truncated(offset: r.offset, wanted: n) }
+                    input = .group(name: name, devices: try (0..<n).map { _ in try r.string() })
+                } else {
+                    input = .group(name: name, devices: nil)
+                }
             }
             let n = Int(try r.u32())
             guard n <= r.remaining else { throw ByteReader.Truncated(offset: r.offset, wanted: n) }

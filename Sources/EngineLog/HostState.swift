@@ -32,6 +32,8 @@ public final class HostState {
         public var requestError: RequestError?
         /// A clock input that changed nothing but the clock: no deadline came due, no idle sweep ran.
         public var clockOnly = false
+        /// A group input: whether the group was defined before.
+        public var groupExisted = false
     }
 
     /// Applies a journal input. Requests are decoded from their JSON (a replay); the live path decodes first and
@@ -76,6 +78,13 @@ public final class HostState {
             engine.observerStarted(device: device, at: at)
         case .observerListening(let device, let at):
             engine.observerListening(device: device, at: at) { out.fired.append($0) }
+        case .group(let name, let devices):
+            if let devices {
+                out.groupExisted = engine.groups[name] != nil
+                engine.setGroup(name, devices: devices)
+            } else {
+                out.groupExisted = engine.removeGroup(name)
+            }
         }
         noteDelivered(&out)
         return out

@@ -19,6 +19,12 @@ extension EngineHost {
         engine.request(identifier) != nil || engine.delivered.contains { $0.request.identifier == identifier }
     }
 
+    /// Device groups with their members (proximity requests' subjects and targets).
+    public func groups() -> [String: [String]] { engine.groups }
+
+    /// The proximity pairs a device is part of, as they stand.
+    public func proximityPairs(ofDevice name: String) -> [ProximityPairStatus] { engine.proximityPairs(ofDevice: name) }
+
     public func occupants(ofRegion regionID: String) -> [RegionOccupant]? { engine.occupants(ofRegion: regionID) }
 
     public func nearby(latitude: Double, longitude: Double, radius: Double, limit: Int) -> [NearbyDevice] {

@@ -98,6 +98,16 @@ extension EngineHost {
         return outcome.removed
     }
 
+    /// Defines or redefines a device group (`devices`), or removes it (nil), through the journal as any change;
+    /// returns whether it existed before.
+    public func setGroup(_ name: String, devices: [String]?) async throws(HostError) -> Bool {
+        try checkHealthy()
+        let input = HostInput.group(name: name, devices: devices)
+        let outcome = state.apply(input)
+        try await commit(input, outcome)
+        return outcome.groupExisted
+    }
+
     /// Removes every pending request (delivered records stay); returns their identifiers.
     public func removeAll() async throws(HostError) -> [String] {
         try checkHealthy()

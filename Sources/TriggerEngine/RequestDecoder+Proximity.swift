@@ -46,7 +46,7 @@ extension RequestDecoder {
         }
     }
 
-    static let groupNameRule = "a group name is 1–64 characters of letters, digits, '-', '_' and '.'"
+    public static let groupNameRule = "a group name is 1–64 characters of letters, digits, '-', '_' and '.'"
 
     public static func isGroupName(_ name: String) -> Bool {
         !name.isEmpty && name.utf8.count <= 64 && name.utf8.allSatisfy {

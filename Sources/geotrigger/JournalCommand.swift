@@ -102,6 +102,7 @@ struct JournalCommand: ParsableCommand {
                     case .sightings(let s): counts["sighting batches", default: 0] += 1; sightings += s.count
                     case .clock: counts["clock ticks", default: 0] += 1
                     case .observerStarted, .observerListening: counts["observer records", default: 0] += 1
+                    case .group: counts["group changes", default: 0] += 1
                     }
                 }
                 let checkpoints = try CheckpointFiles(directory: directory).list()

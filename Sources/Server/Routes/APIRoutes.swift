@@ -34,6 +34,7 @@ struct APIRoutes: Sendable {
         v1Admin.put("requests/:identifier") { request, context in try await put(request, context) }
         v1Admin.post("requests") { request, _ in try await post(request) }
         v1Read.get("requests") { request, _ in try list(request) }
+        GroupRoutes(host: host, limit: limit).register(admin: v1Admin, read: v1Read)
         v1Read.get("requests/delivered") { _, _ in try delivered() }
         v1Read.get("requests/:identifier") { _, context in try get(try PathParameter.require("identifier", context)) }
         v1Admin.delete("requests/:identifier") { _, context in

@@ -98,6 +98,12 @@ struct ClusterRoutes: Sendable {
             requests = try RequestDecoder().requests(of: converted)
             for r in requests { try RequestDecoder.checkNotificationSize(r) }
         } catch { throw Problem.invalidRequest(error) }
+        if let r = requests.first(where: { if case .proximity = $0.trigger.region.shape { true } else { false } }) {
+            throw Problem(.unprocessableContent, title: "Not in a partitioned deployment",
+                          detail: "request '\(r.identifier)': a proximity request pairs devices that may live in different partitions, "
+                              + "so a partitioned deployment refuses it (docs/cluster.md, \"Proximity\"); run it on a single serve",
+                          extensions: [("path", "trigger.region.type")])
+        }
         let result = requests.map { ($0.identifier, gateway.requests.isPending($0.identifier)) }
         try await change(.requests(json: json.jsonText))
         return (result, converted.defaultsApplied)

@@ -27,6 +27,9 @@ struct QueryRoutes: Sendable {
         ownDevice.get("devices/:device/explain") { request, context in
             try await explain(try Self.own(try PathParameter.require("device", context), context), request)
         }
+        ownDevice.get("devices/:device/proximity") { _, context in
+            try await proximity(ofDevice: try Self.own(try PathParameter.require("device", context), context))
+        }
         // Ids as apps make them: OwnTracks names a device `user/device`, and a client that does not percent-encode
         // sends `/v1/devices/jane/phone`. Any path under `devices/` with more segments is read as the device's id,
         // `/regions` or `/explain` at its end as that route (a device whose id itself ends in one needs `%2F`).
@@ -38,6 +41,9 @@ struct QueryRoutes: Sendable {
             }
             if parts.count >= 2, parts.last == "explain" {
                 return try await explain(try Self.own(parts.dropLast().joined(separator: "/"), context), request)
+            }
+            if parts.count >= 2, parts.last == "proximity" {
+                return try await proximity(ofDevice: try Self.own(parts.dropLast().joined(separator: "/"), context))
             }
             return try await device(try Self.own(parts.joined(separator: "/"), context))
         }
@@ -117,6 +123,36 @@ struct QueryRoutes: Sendable {
         for s in page.statuses { Self.write(s, into: &w) }
         w.endArray()
         if let next = page.next { w.field("nextCursor", String(next)) }
+        w.endObject()
+        return APIRoutes.json(w.bytes)
+    }
+
+    /// Who is near the device now under its proximity requests: the pairs it is part of, as subject or target,
+    /// inside (or entering, or remembered outside for `minimumInterval`), with the distance between the two
+    /// devices' newest decided positions.
+    private func proximity(ofDevice name: String) async throws -> Response {
+        let pairs = await host.proximityPairs(ofDevice: name)
+        if pairs.isEmpty {
+            guard await host.status(ofDevice: name) != nil else { throw Self.noDevice(name) }
+        }
+        var w = JSONWriter()
+        w.beginObject()
+        w.field("device", name)
+        w.key("pairs"); w.beginArray()
+        for p in pairs {
+            w.beginObject()
+            w.field("identifier", p.request)
+            w.field("regionId", p.regionID)
+            w.field("subject", p.subject)
+            w.field("target", p.target)
+            w.field("other", p.subject == name ? p.target : p.subject)
+            w.field("phase", p.phase)
+            w.key("since"); w.timestamp(p.since)
+            w.field("distance", (p.distance * 100).rounded() / 100)
+            if let until = p.dwellUntil { w.key("dwellUntil"); w.timestamp(until) }
+            w.endObject()
+        }
+        w.endArray()
         w.endObject()
         return APIRoutes.json(w.bytes)
     }
