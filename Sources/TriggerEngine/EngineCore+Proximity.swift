@@ -5,7 +5,9 @@ import Geometry
 extension EngineCore {
     /// Compiles the proximity requests again (requests or groups changed) and files every known position anew.
     mutating func rebuildProximityRules() {
-        var p = proximity
+        // Taken out and put back: a copy would make every change below copy the whole state.
+        var p = ProximityState()
+        swap(&p, &proximity)
         p.needsRebuild = false
         p.rules.removeAll()
         p.everyoneRules = 0
@@ -36,7 +38,7 @@ extension EngineCore {
         // Pairs of removed or replaced requests go.
         let stale = p.pairs.filter { slotGenerations[Int($0.key.slot)] != $0.value.slotGeneration || slots[Int($0.key.slot)].kind != .proximity }
         for key in stale.keys { Self.dropPair(key, from: &p) }
-        proximity = p
+        swap(&p, &proximity)
     }
 
     static func dropPair(_ key: ProximityState.PairKey, from p: inout ProximityState) {
@@ -92,8 +94,9 @@ extension EngineCore {
             if e.time <= limit { ready.append(e) } else { proximity.pending[k] = e; k += 1 }
         }
         proximity.pending.removeLast(proximity.pending.count - k)
-        let state = proximity
-        ready.sort { state.precedes($0, $1) }
+        // Through the array's buffer: a copy of the whole state for the comparison would be copied again, all of
+        // it, at the next change to the state.
+        proximity.participants.withUnsafeBufferPointer { parts in ready.sort { ProximityState.precedes($0, $1, parts) } }
         for e in ready {
             completeProximityDwells(through: e.time, emit: emit)
             applyProximity(e, emit: emit)
@@ -109,15 +112,11 @@ extension EngineCore {
         let p = e.participant
         let before = proximity.participants[Int(p)].time
         let accuracy = e.accuracy ?? 0
-        do {
-            var record = proximity.participants[Int(p)]
-            record.time = e.time
-            record.latitude = e.latitude
-            record.longitude = e.longitude
-            record.accuracy = e.accuracy
-            record.ecef = Geodesy.ECEF(Coordinate(latitude: e.latitude, longitude: e.longitude))
-            proximity.participants[Int(p)] = record
-        }
+        proximity.participants[Int(p)].time = e.time
+        proximity.participants[Int(p)].latitude = e.latitude
+        proximity.participants[Int(p)].longitude = e.longitude
+        proximity.participants[Int(p)].accuracy = e.accuracy
+        proximity.participants[Int(p)].ecef = Geodesy.ECEF(Coordinate(latitude: e.latitude, longitude: e.longitude))
         let roles = proximity.participants[Int(p)].roles
         for role in roles {
             if role.subject { proximity.rules[Int(role.rule)].subjectGrid.place(p, latitude: e.latitude, longitude: e.longitude, accuracy: accuracy) }
@@ -133,12 +132,16 @@ extension EngineCore {
     /// reach, and the stored pairs (which the grid may not return: those are now clearly apart).
     mutating func decideProximity(rule r: Int32, participant p: Int32, asSubject: Bool, previous: Timestamp, at time: Timestamp,
                                   emit: (FiredNotification) -> Void) {
-        let rule = proximity.rules[Int(r)]
-        let slot = rule.slot
-        guard slotGenerations[Int(slot)] == rule.slotGeneration, slots[Int(slot)].kind == .proximity else { return }
+        // Fields, not whole records: a copy of a record (its arrays and name retained) held across the changes
+        // below made each change copy what it changed.
+        let slot = proximity.rules[Int(r)].slot, slotGeneration = proximity.rules[Int(r)].slotGeneration
+        let radius = proximity.rules[Int(r)].radius, maxAge = proximity.rules[Int(r)].maxAge.microseconds
+        let addedAt = proximity.rules[Int(r)].addedAt
+        guard slotGenerations[Int(slot)] == slotGeneration, slots[Int(slot)].kind == .proximity else { return }
         let g = slots[Int(slot)]
-        let me = proximity.participants[Int(p)]
-        let myAccuracy = me.accuracy ?? 0
+        let myAccuracy = proximity.participants[Int(p)].accuracy ?? 0
+        let myLatitude = proximity.participants[Int(p)].latitude, myLongitude = proximity.participants[Int(p)].longitude
+        let myECEF = proximity.participants[Int(p)].ecef
         // A position less accurate than the request allows decides none of its pairs (SPEC maximumAccuracy).
         if myAccuracy > g.maximumAccuracy { return }
         proximity.visit &+= 1
@@ -149,10 +152,10 @@ extension EngineCore {
         let mark = proximity.visit
         var candidates = proximity.candidates
         candidates.removeAll(keepingCapacity: true)
-        let grid = asSubject ? rule.targetGrid : rule.subjectGrid
-        let reach = rule.radius + g.hysteresis + myAccuracy + min(grid.maximumAccuracy, g.maximumAccuracy)
+        let grid = asSubject ? proximity.rules[Int(r)].targetGrid : proximity.rules[Int(r)].subjectGrid
+        let reach = radius + g.hysteresis + myAccuracy + min(grid.maximumAccuracy, g.maximumAccuracy)
         proximity.participants.withUnsafeMutableBufferPointer { parts in
-            grid.query(latitude: me.latitude, longitude: me.longitude, metres: reach) { q in
+            grid.query(latitude: myLatitude, longitude: myLongitude, metres: reach) { q in
                 guard q != p, parts[Int(q)].visited != mark else { return }
                 parts[Int(q)].visited = mark
                 candidates.append(q)
@@ -167,32 +170,31 @@ extension EngineCore {
         }
         // In device order, never in grid or arrival order: the order of firings decides deliveryId ordinals.
         if candidates.count > 1 {
-            let state = proximity
-            candidates.sort { state.ordered($0, $1) }
+            proximity.participants.withUnsafeBufferPointer { parts in candidates.sort { ProximityState.ordered($0, $1, parts) } }
         }
-        let known = me.hasPosition && previous > .distantPast && previous >= rule.addedAt
+        let known = previous > .distantPast && previous >= addedAt
         for q in candidates {
-            let other = proximity.participants[Int(q)]
+            let otherTime = proximity.participants[Int(q)].time
             // A stale position is no evidence: the pair keeps its state until both devices are heard from again.
-            guard other.hasPosition, time.microseconds &- other.time.microseconds <= rule.maxAge.microseconds else { continue }
-            let otherAccuracy = other.accuracy ?? 0
+            guard otherTime > .distantPast, time.microseconds &- otherTime.microseconds <= maxAge else { continue }
+            let otherAccuracy = proximity.participants[Int(q)].accuracy ?? 0
             if otherAccuracy > g.maximumAccuracy { continue }
-            let distance = Geodesy.arc(chord: me.ecef.chordSquared(to: other.ecef).squareRoot())
+            let distance = Geodesy.arc(chord: myECEF.chordSquared(to: proximity.participants[Int(q)].ecef).squareRoot())
             let margin = myAccuracy + otherAccuracy + g.hysteresis
             let side: Side
             if margin == 0 {
-                side = distance <= rule.radius ? .inside : .outside
-            } else if rule.radius - distance >= margin {
+                side = distance <= radius ? .inside : .outside
+            } else if radius - distance >= margin {
                 side = .inside
-            } else if distance - rule.radius >= margin {
+            } else if distance - radius >= margin {
                 side = .outside
             } else {
                 side = .uncertain
             }
             let key = asSubject ? ProximityState.PairKey(slot: slot, subject: p, target: q) : .init(slot: slot, subject: q, target: p)
-            transitionPair(key, rule: r, side: side, known: known && other.time >= rule.addedAt, at: time, emit: emit)
+            transitionPair(key, rule: r, side: side, known: known && otherTime >= addedAt, at: time, emit: emit)
             // A `repeats: false` request that fired is gone: none of its other pairs is decided.
-            if slotGenerations[Int(slot)] != rule.slotGeneration { break }
+            if slotGenerations[Int(slot)] != slotGeneration { break }
         }
         candidates.removeAll(keepingCapacity: true)
         proximity.candidates = candidates

@@ -147,7 +147,7 @@ struct ProximityState {
 
     /// Fixes in decision order: event time, then a device order that does not depend on arrival (its name's hash,
     /// then its name), then the device's own arrival order.
-    func precedes(_ a: PendingFix, _ b: PendingFix) -> Bool {
+    static func precedes(_ a: PendingFix, _ b: PendingFix, _ participants: UnsafeBufferPointer<Participant>) -> Bool {
         if a.time != b.time { return a.time < b.time }
         if a.nameHash != b.nameHash { return a.nameHash < b.nameHash }
         if a.participant != b.participant { return participants[Int(a.participant)].name < participants[Int(b.participant)].name }
@@ -155,9 +155,8 @@ struct ProximityState {
     }
 
     /// Orders two participants as `precedes` orders devices.
-    func ordered(_ a: Int32, _ b: Int32) -> Bool {
-        let x = participants[Int(a)], y = participants[Int(b)]
-        if x.nameHash != y.nameHash { return x.nameHash < y.nameHash }
-        return x.name < y.name
+    static func ordered(_ a: Int32, _ b: Int32, _ participants: UnsafeBufferPointer<Participant>) -> Bool {
+        if participants[Int(a)].nameHash != participants[Int(b)].nameHash { return participants[Int(a)].nameHash < participants[Int(b)].nameHash }
+        return participants[Int(a)].name < participants[Int(b)].name
     }
 }
