@@ -68,7 +68,7 @@ extension EngineCore {
         }
         let p = proximity.participant(name, hash: hash)
         proximity.participants[Int(p)].sequence &+= 1
-        proximity.pending.append(.init(time: time, nameHash: hash, participant: p,
+        proximity.pending.insert(.init(time: time, nameHash: hash, participant: p,
                                        sequence: proximity.participants[Int(p)].sequence,
                                        latitude: latitude, longitude: longitude, accuracy: accuracy))
         statistics.proximityInputs += 1
@@ -79,6 +79,11 @@ extension EngineCore {
     @inline(__always)
     mutating func releaseProximity(emit: (FiredNotification) -> Void) {
         guard proximity.isActive, let limit = proximityLimit, limit > proximity.released else { return }
+        // Nothing due: only the mark moves (what arrives behind it from now on is late).
+        if proximity.pending.min.map({ $0.time > limit }) ?? true, proximity.deadlines.min.map({ $0.time > limit }) ?? true {
+            proximity.released = limit
+            return
+        }
         releaseProximity(through: limit, emit: emit)
     }
 
@@ -87,13 +92,7 @@ extension EngineCore {
         if proximity.needsRebuild { rebuildProximityRules() }
         var ready = proximity.ready
         ready.removeAll(keepingCapacity: true)
-        var k = 0
-        // Keeps the later fixes in place, in arrival order, and moves the due ones out.
-        for j in proximity.pending.indices {
-            let e = proximity.pending[j]
-            if e.time <= limit { ready.append(e) } else { proximity.pending[k] = e; k += 1 }
-        }
-        proximity.pending.removeLast(proximity.pending.count - k)
+        while let top = proximity.pending.min, top.time <= limit { ready.append(proximity.pending.removeMin()) }
         // Through the array's buffer: a copy of the whole state for the comparison would be copied again, all of
         // it, at the next change to the state.
         proximity.participants.withUnsafeBufferPointer { parts in ready.sort { ProximityState.precedes($0, $1, parts) } }

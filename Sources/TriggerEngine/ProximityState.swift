@@ -68,8 +68,10 @@ struct ProximityState {
         var dwellDeadline = Timestamp.distantFuture
     }
 
-    /// A fix waiting until the watermark has passed it.
-    struct PendingFix {
+    /// A fix waiting until the watermark has passed it. Ordered for the queue by time, then its name's hash, its
+    /// device's record and its sequence; what is taken out is sorted again with names (`precedes`), so the order
+    /// of two devices whose hashes tie does not depend on which was seen first.
+    struct PendingFix: Comparable {
         var time: Timestamp
         var nameHash: UInt32
         var participant: Int32
@@ -77,6 +79,17 @@ struct ProximityState {
         var latitude: Double
         var longitude: Double
         var accuracy: Double?
+
+        static func < (a: PendingFix, b: PendingFix) -> Bool {
+            if a.time != b.time { return a.time < b.time }
+            if a.nameHash != b.nameHash { return a.nameHash < b.nameHash }
+            if a.participant != b.participant { return a.participant < b.participant }
+            return a.sequence < b.sequence
+        }
+
+        static func == (a: PendingFix, b: PendingFix) -> Bool {
+            a.time == b.time && a.participant == b.participant && a.sequence == b.sequence
+        }
     }
 
     /// A pair's dwell deadline; stale entries (the pair moved on) are skipped when they come due.
@@ -110,7 +123,7 @@ struct ProximityState {
     var participantIndex: [String: Int32] = [:]
     var participants: [Participant] = []
     var pairs: [PairKey: Pair] = [:]
-    var pending: [PendingFix] = []
+    var pending = Heap<PendingFix>()
     var deadlines = Heap<Deadline>()
     /// Everything up to here has been decided: a later input older than it is too late for proximity.
     var released = Timestamp.distantPast

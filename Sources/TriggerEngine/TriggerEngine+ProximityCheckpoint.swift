@@ -35,7 +35,7 @@ extension TriggerEngine {
             w.timestamp(pair.dwellDeadline)
         }
         w.u32(UInt32(p.pending.count))
-        for e in p.pending {
+        for e in p.pending.unordered.sorted() {
             w.timestamp(e.time)
             w.u32(UInt32(e.participant))
             w.u32(e.sequence)
@@ -96,7 +96,7 @@ extension TriggerEngine {
                 let time = try r.timestamp()
                 let participant = Int32(try r.u32())
                 guard Int(participant) < count else { throw PersistenceError(device: "", reason: "a queued proximity fix names device \(participant) of \(count)") }
-                p.pending.append(.init(time: time, nameHash: p.participants[Int(participant)].nameHash, participant: participant,
+                p.pending.insert(.init(time: time, nameHash: p.participants[Int(participant)].nameHash, participant: participant,
                                        sequence: try r.u32(), latitude: try r.double(), longitude: try r.double(),
                                        accuracy: try r.optionalDouble()))
             }
