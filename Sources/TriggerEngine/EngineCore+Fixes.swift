@@ -105,7 +105,7 @@ extension EngineCore {
         }
         if explain.isOn { explain.currentDevice = -1 }
         if proximity.isActive {
-            enqueueProximity(device: fix.pointee.device, hash: hash, time: timestamp, latitude: latitude, longitude: longitude,
+            enqueueProximity(device: fix.pointee.device, record: d, hash: hash, time: timestamp, latitude: latitude, longitude: longitude,
                              accuracy: horizontalAccuracy, emit: emit)
         }
         fireOverdue(emit: emit)

@@ -57,7 +57,7 @@ extension EngineCore {
     }
 
     /// Queues an accepted fix of a device some rule involves; decides what the watermark now allows.
-    mutating func enqueueProximity(device name: String, hash: UInt32, time: Timestamp, latitude: Double, longitude: Double,
+    mutating func enqueueProximity(device name: String, record device: Int32, hash: UInt32, time: Timestamp, latitude: Double, longitude: Double,
                                    accuracy: Double?, emit: (FiredNotification) -> Void) {
         if proximity.needsRebuild { rebuildProximityRules() }
         guard proximity.involves(name) else { return }
@@ -66,7 +66,17 @@ extension EngineCore {
             statistics.proximityLate += 1
             return
         }
-        let p = proximity.participant(name, hash: hash)
+        let p: Int32
+        if Int(device) < proximity.participantByDevice.count, case let guess = proximity.participantByDevice[Int(device)], guess >= 0,
+           proximity.participants[Int(guess)].name == name {
+            p = guess
+        } else {
+            p = proximity.participant(name, hash: hash)
+            if Int(device) >= proximity.participantByDevice.count {
+                proximity.participantByDevice.append(contentsOf: repeatElement(-1, count: max(Int(device) + 1, proximity.participantByDevice.count * 2) - proximity.participantByDevice.count))
+            }
+            proximity.participantByDevice[Int(device)] = p
+        }
         proximity.participants[Int(p)].sequence &+= 1
         proximity.pending.insert(.init(time: time, nameHash: hash, participant: p,
                                        sequence: proximity.participants[Int(p)].sequence,
@@ -145,7 +155,7 @@ extension EngineCore {
         if myAccuracy > g.maximumAccuracy { return }
         proximity.visit &+= 1
         if proximity.visit == 0 {
-            for k in proximity.participants.indices { proximity.participants[k].visited = 0 }
+            for k in proximity.participants.indices { proximity.participants[k].visited = 0; proximity.participants[k].stored = 0 }
             proximity.visit = 1
         }
         let mark = proximity.visit
@@ -154,49 +164,65 @@ extension EngineCore {
         let grid = asSubject ? proximity.rules[Int(r)].targetGrid : proximity.rules[Int(r)].subjectGrid
         let reach = radius + g.hysteresis + myAccuracy + min(grid.maximumAccuracy, g.maximumAccuracy)
         proximity.participants.withUnsafeMutableBufferPointer { parts in
-            grid.query(latitude: myLatitude, longitude: myLongitude, metres: reach) { q in
-                guard q != p, parts[Int(q)].visited != mark else { return }
-                parts[Int(q)].visited = mark
-                candidates.append(q)
-            }
+            // The stored pairs first: they are decided whatever the distance (the grid may not return them).
             for key in parts[Int(p)].pairs where key.slot == slot {
                 let other: Int32
                 if asSubject { guard key.subject == p else { continue }; other = key.target } else { guard key.target == p else { continue }; other = key.subject }
                 guard other != p, parts[Int(other)].visited != mark else { continue }
                 parts[Int(other)].visited = mark
+                parts[Int(other)].stored = mark
                 candidates.append(other)
             }
-        }
-        // In device order, never in grid or arrival order: the order of firings decides deliveryId ordinals.
-        if candidates.count > 1 {
-            proximity.participants.withUnsafeBufferPointer { parts in candidates.sort { ProximityState.ordered($0, $1, parts) } }
-        }
-        let known = previous > .distantPast && previous >= addedAt
-        for q in candidates {
-            let otherTime = proximity.participants[Int(q)].time
-            // A stale position is no evidence: the pair keeps its state until both devices are heard from again.
-            guard otherTime > .distantPast, time.microseconds &- otherTime.microseconds <= maxAge else { continue }
-            let otherAccuracy = proximity.participants[Int(q)].accuracy ?? 0
-            if otherAccuracy > g.maximumAccuracy { continue }
-            let distance = Geodesy.arc(chord: myECEF.chordSquared(to: proximity.participants[Int(q)].ecef).squareRoot())
-            let margin = myAccuracy + otherAccuracy + g.hysteresis
-            let side: Side
-            if margin == 0 {
-                side = distance <= radius ? .inside : .outside
-            } else if radius - distance >= margin {
-                side = .inside
-            } else if distance - radius >= margin {
-                side = .outside
-            } else {
-                side = .uncertain
+            grid.query(latitude: myLatitude, longitude: myLongitude, metres: reach) { q in
+                guard q != p, parts[Int(q)].visited != mark else { return }
+                parts[Int(q)].visited = mark
+                candidates.append(q)
             }
+        }
+        // What each candidate's distance says, changing nothing yet: only those with something to do are kept.
+        let radiusChord = Geodesy.chord(arc: radius)
+        let radiusChordSquared = radiusChord * radiusChord
+        let known = previous > .distantPast && previous >= addedAt
+        var decisions = proximity.decisions
+        decisions.removeAll(keepingCapacity: true)
+        proximity.participants.withUnsafeBufferPointer { parts in
+            for q in candidates {
+                let otherTime = parts[Int(q)].time
+                // A stale position is no evidence: the pair keeps its state until both devices are heard from again.
+                guard otherTime > .distantPast, time.microseconds &- otherTime.microseconds <= maxAge else { continue }
+                let otherAccuracy = parts[Int(q)].accuracy ?? 0
+                if otherAccuracy > g.maximumAccuracy { continue }
+                let c2 = myECEF.chordSquared(to: parts[Int(q)].ecef)
+                let margin = myAccuracy + otherAccuracy + g.hysteresis
+                let side: Side
+                if margin == 0 {
+                    side = c2 <= radiusChordSquared ? .inside : .outside
+                } else {
+                    let distance = Geodesy.arc(chord: c2.squareRoot())
+                    side = radius - distance >= margin ? .inside : distance - radius >= margin ? .outside : .uncertain
+                }
+                // No stored pair: outside changes nothing, and uncertain only an unknown pair.
+                if parts[Int(q)].stored != mark {
+                    if side == .outside { continue }
+                    if side == .uncertain, known, otherTime >= addedAt { continue }
+                }
+                decisions.append(.init(other: q, side: side))
+            }
+            // In device order, never in grid or arrival order: the order of firings decides deliveryId ordinals and
+            // which pair a `repeats: false` request goes to.
+            if decisions.count > 1 { decisions.sort { ProximityState.ordered($0.other, $1.other, parts) } }
+        }
+        for d in decisions {
+            let q = d.other
             let key = asSubject ? ProximityState.PairKey(slot: slot, subject: p, target: q) : .init(slot: slot, subject: q, target: p)
-            transitionPair(key, rule: r, side: side, known: known && otherTime >= addedAt, at: time, emit: emit)
+            transitionPair(key, rule: r, side: d.side, known: known && proximity.participants[Int(q)].time >= addedAt, at: time, emit: emit)
             // A `repeats: false` request that fired is gone: none of its other pairs is decided.
             if slotGenerations[Int(slot)] != slotGeneration { break }
         }
         candidates.removeAll(keepingCapacity: true)
         proximity.candidates = candidates
+        decisions.removeAll(keepingCapacity: true)
+        proximity.decisions = decisions
     }
 
     /// SPEC §3's transition table for one pair. `known`: an absent pair is outside (both devices have been seen

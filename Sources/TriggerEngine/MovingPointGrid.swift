@@ -9,8 +9,8 @@ struct MovingPointGrid {
     /// Latitude degrees per row (and roughly per column at the row's latitude).
     let cellDegrees: Double
     let rows: Int32
-    /// First member of each occupied cell.
-    var heads: [UInt64: Int32] = [:]
+    /// First member of each cell ever occupied (-1 once empty: cells are kept, so moves leave no tombstones).
+    var heads = CellTable()
     /// By member: the next and previous member in its cell (-1: none) and its cell (`Self.absent` when not filed).
     var next: [Int32] = []
     var previous: [Int32] = []
@@ -67,7 +67,7 @@ struct MovingPointGrid {
         let k = key(latitude: latitude, longitude: longitude)
         if cells[Int(m)] == k { return }
         remove(m)
-        let head = heads[k] ?? -1
+        let head = heads.lookup(k) ?? -1
         next[Int(m)] = head
         previous[Int(m)] = -1
         if head >= 0 { previous[Int(head)] = m }
@@ -80,7 +80,7 @@ struct MovingPointGrid {
         let k = cells[Int(m)]
         guard k != Self.absent else { return }
         let n = next[Int(m)], p = previous[Int(m)]
-        if p >= 0 { next[Int(p)] = n } else if n >= 0 { heads[k] = n } else { heads[k] = nil }
+        if p >= 0 { next[Int(p)] = n } else { heads[k] = n }
         if n >= 0 { previous[Int(n)] = p }
         next[Int(m)] = -1
         previous[Int(m)] = -1
@@ -90,7 +90,7 @@ struct MovingPointGrid {
     /// Calls `visit` with every member filed in a cell that comes within `metres` of the point (a superset of the
     /// members within `metres`; the caller measures).
     func query(latitude: Double, longitude: Double, metres: Double, _ visit: (Int32) -> Void) {
-        guard !heads.isEmpty else { return }
+        guard heads.count > 0 else { return }
         let dLat = Geodesy.latitudeDegrees(spanning: metres)
         let r0 = row(latitude - dLat), r1 = row(latitude + dLat)
         let dLon = Geodesy.longitudeDegrees(spanning: metres, atLatitude: min(90, abs(latitude)))
@@ -107,7 +107,7 @@ struct MovingPointGrid {
             }
             var c = c0
             while c <= c1 {
-                if let head = heads[Self.key(row: r, column: ((c % n) + n) % n)] {
+                if let head = heads.lookup(Self.key(row: r, column: ((c % n) + n) % n)) {
                     var m = head
                     while m >= 0 {
                         visit(m)

@@ -27,8 +27,9 @@ struct ProximityState {
         /// firings of the same time (when the watermark passes), and a shared count would depend on when.
         var lastFiring = Timestamp.distantPast
         var firingOrdinal: UInt32 = 0
-        /// A per-evaluation visit mark (`ProximityState.visit`).
+        /// A per-evaluation visit mark (`ProximityState.visit`), and the same mark when found through a stored pair.
         var visited: UInt32 = 0
+        var stored: UInt32 = 0
         var hasPosition: Bool { time > .distantPast }
     }
 
@@ -58,6 +59,11 @@ struct ProximityState {
         var slot: Int32
         var subject: Int32
         var target: Int32
+
+        /// One word hashed, not three.
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(UInt64(UInt32(bitPattern: subject)) << 32 ^ UInt64(UInt32(bitPattern: target)) ^ UInt64(UInt32(bitPattern: slot)) &* 0x9E37_79B9_7F4A_7C15)
+        }
     }
 
     struct Pair {
@@ -121,6 +127,8 @@ struct ProximityState {
     var requestCount = 0
 
     var participantIndex: [String: Int32] = [:]
+    /// By the engine's device record: the participant it was last (a guess, checked by name: records are reused).
+    var participantByDevice: [Int32] = []
     var participants: [Participant] = []
     var pairs: [PairKey: Pair] = [:]
     var pending = Heap<PendingFix>()
@@ -131,6 +139,13 @@ struct ProximityState {
     // Scratch, reused.
     var ready: [PendingFix] = []
     var candidates: [Int32] = []
+    /// The candidates with something to do, and what their distance says.
+    var decisions: [Decision] = []
+
+    struct Decision {
+        var other: Int32
+        var side: EngineCore.Side
+    }
     var visit: UInt32 = 0
 
     var isActive: Bool { requestCount > 0 }
