@@ -19,6 +19,7 @@ struct ProximityBench: ParsableCommand {
     @Option(help: "Seconds of allowed lateness: proximity is decided during the run as the watermark passes.") var lateness = 5.0
     @Option(help: "Directory to export the positions to for the peer.") var export: String?
     @Option(help: "Random seed.") var seed: UInt64 = 50
+    @Option(help: "Cases to run: fixed-circles, proximity.") var cases: [String] = ["fixed-circles", "proximity"]
 
     func run() throws {
         var rng = SeededGenerator(seed)
@@ -62,7 +63,7 @@ struct ProximityBench: ParsableCommand {
             try Data(meta.utf8).write(to: URL(fileURLWithPath: "\(export)/meta.json"))
         }
         print("case\tdevices\tgroup\tfixes\tfixes_per_s\tns_per_fix\tnotifications\tlate")
-        for (name, requests) in [("fixed-circles", circles), ("proximity", [roam])] {
+        for (name, requests) in [("fixed-circles", circles), ("proximity", [roam])] where cases.contains(name) {
             var configuration = TriggerEngine.Configuration(clock: .eventTime)
             configuration.allowedLateness = lateness
             let engine = TriggerEngine(configuration: configuration)
