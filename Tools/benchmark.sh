@@ -18,8 +18,11 @@
 #   8. loading requests, whole process (issue 49): process start to exit with no regions; 10k, 100k and 1M circle
 #      requests from a file (`replay`) and in one `POST /v1/requests` (then the restart), each against Python's
 #      json.loads of the same bytes in the same run (Tools/bench/request_load.py).
+#   9. proximity (issue 50): 100k moving devices with a roaming group of 10k, radius 200 m, against the same fixes
+#      with 10k fixed circles in the same run (`geotrigger-bench proximity`), and shapely's STRtree pair search of
+#      the same positions per step (Tools/bench/proximity_peer.py).
 # Installs shapely/numpy from PyPI. Results go to stdout and out/benchmarks/. Options: QUICK=1 for smaller sizes;
-# SECTIONS="engine replay btsnoop http delivery cluster micro load" (the default) to run only some.
+# SECTIONS="engine replay btsnoop http delivery cluster micro load proximity" (the default) to run only some.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 Tools/setup.sh --bench
@@ -36,7 +39,7 @@ results=out/benchmarks/results-$stamp.tsv
 sparse_fixes=2000000; dense_fixes=200000; trace_fixes=10000000; reports=1000000; counts="10000 100000"
 if [ "${QUICK:-0}" = 1 ]; then sparse_fixes=400000; dense_fixes=50000; trace_fixes=1000000; reports=100000; counts="10000"; fi
 
-sections=" ${SECTIONS:-engine replay btsnoop http delivery cluster micro load} "
+sections=" ${SECTIONS:-engine replay btsnoop http delivery cluster micro load proximity} "
 
 if [[ $sections == *" engine "* ]]; then
 echo "# engine vs shapely ($(nproc) cores, $(uname -r), $(swift --version 2>&1 | head -1))" | tee "$results"
@@ -143,3 +146,20 @@ load_counts=10000,100000,1000000; [ "${QUICK:-0}" = 1 ] && load_counts=10000,100
 python3 Tools/bench/request_load.py --bin "$bin/geotrigger" --counts "$load_counts" --http-counts "$load_counts" | tee -a "$results"
 fi
 echo "results: $results" >&2
+
+if [[ $sections == *" proximity "* ]]; then
+echo "# proximity: 100k moving devices, a roaming group of 10k, radius 200 m; fixed circles and shapely on the same positions" | tee -a "$results"
+devices=100000; group=10000; steps=10
+[ "${QUICK:-0}" = 1 ] && { devices=20000; group=2000; steps=5; }
+rows=$($bin/geotrigger-bench proximity --devices $devices --group $group --steps $steps --export "$work/proximity")
+echo "$rows" | tee -a "$results"
+peer=$(python3 Tools/bench/proximity_peer.py "$work/proximity" | tail -1)
+echo "$peer" | tee -a "$results"
+python3 - "$rows" "$peer" <<'PY' | tee -a "$results"
+import sys
+rows = {l.split("\t")[0]: float(l.split("\t")[4]) for l in sys.argv[1].splitlines()[1:]}
+peer = float(sys.argv[2].split("\t")[3])
+print(f"ratio\tproximity/fixed-circles\t{rows['proximity'] / rows['fixed-circles']:.2f}\t(target >= 0.5)")
+print(f"ratio\tproximity/shapely-pair-search\t{rows['proximity'] / peer:.2f}")
+PY
+fi

@@ -125,7 +125,11 @@ extension EngineCore {
         proximity.participants[Int(p)].latitude = e.latitude
         proximity.participants[Int(p)].longitude = e.longitude
         proximity.participants[Int(p)].accuracy = e.accuracy
-        proximity.participants[Int(p)].ecef = Geodesy.ECEF(Coordinate(latitude: e.latitude, longitude: e.longitude))
+        let ecef = Geodesy.ECEF(Coordinate(latitude: e.latitude, longitude: e.longitude))
+        proximity.participants[Int(p)].ecef = ecef
+        proximity.hot[Int(p)].ecef = ecef
+        proximity.hot[Int(p)].time = e.time
+        proximity.hot[Int(p)].accuracy = accuracy
         let roles = proximity.participants[Int(p)].roles
         for role in roles {
             if role.subject { proximity.rules[Int(role.rule)].subjectGrid.place(p, latitude: e.latitude, longitude: e.longitude, accuracy: accuracy) }
@@ -155,7 +159,7 @@ extension EngineCore {
         if myAccuracy > g.maximumAccuracy { return }
         proximity.visit &+= 1
         if proximity.visit == 0 {
-            for k in proximity.participants.indices { proximity.participants[k].visited = 0; proximity.participants[k].stored = 0 }
+            for k in proximity.hot.indices { proximity.hot[k].visited = 0; proximity.hot[k].stored = 0 }
             proximity.visit = 1
         }
         let mark = proximity.visit
@@ -163,9 +167,10 @@ extension EngineCore {
         candidates.removeAll(keepingCapacity: true)
         let grid = asSubject ? proximity.rules[Int(r)].targetGrid : proximity.rules[Int(r)].subjectGrid
         let reach = radius + g.hysteresis + myAccuracy + min(grid.maximumAccuracy, g.maximumAccuracy)
-        proximity.participants.withUnsafeMutableBufferPointer { parts in
+        let myPairs = proximity.participants[Int(p)].pairs
+        proximity.hot.withUnsafeMutableBufferPointer { parts in
             // The stored pairs first: they are decided whatever the distance (the grid may not return them).
-            for key in parts[Int(p)].pairs where key.slot == slot {
+            for key in myPairs where key.slot == slot {
                 let other: Int32
                 if asSubject { guard key.subject == p else { continue }; other = key.target } else { guard key.target == p else { continue }; other = key.subject }
                 guard other != p, parts[Int(other)].visited != mark else { continue }
@@ -185,12 +190,12 @@ extension EngineCore {
         let known = previous > .distantPast && previous >= addedAt
         var decisions = proximity.decisions
         decisions.removeAll(keepingCapacity: true)
-        proximity.participants.withUnsafeBufferPointer { parts in
+        proximity.hot.withUnsafeBufferPointer { parts in
             for q in candidates {
                 let otherTime = parts[Int(q)].time
                 // A stale position is no evidence: the pair keeps its state until both devices are heard from again.
                 guard otherTime > .distantPast, time.microseconds &- otherTime.microseconds <= maxAge else { continue }
-                let otherAccuracy = parts[Int(q)].accuracy ?? 0
+                let otherAccuracy = parts[Int(q)].accuracy
                 if otherAccuracy > g.maximumAccuracy { continue }
                 let c2 = myECEF.chordSquared(to: parts[Int(q)].ecef)
                 let margin = myAccuracy + otherAccuracy + g.hysteresis
@@ -208,6 +213,8 @@ extension EngineCore {
                 }
                 decisions.append(.init(other: q, side: side))
             }
+        }
+        proximity.participants.withUnsafeBufferPointer { parts in
             // In device order, never in grid or arrival order: the order of firings decides deliveryId ordinals and
             // which pair a `repeats: false` request goes to.
             if decisions.count > 1 { decisions.sort { ProximityState.ordered($0.other, $1.other, parts) } }

@@ -27,10 +27,19 @@ struct ProximityState {
         /// firings of the same time (when the watermark passes), and a shared count would depend on when.
         var lastFiring = Timestamp.distantPast
         var firingOrdinal: UInt32 = 0
+        var hasPosition: Bool { time > .distantPast }
+    }
+
+    /// What a candidate's test reads, one record of 48 bytes per participant: with many devices each candidate is
+    /// a cache miss, and the participant record spans several lines.
+    struct Hot {
+        var ecef = Geodesy.ECEF(x: 0, y: 0, z: 0)
+        var time = Timestamp.distantPast
+        /// Metres; 0 when the fix gave none.
+        var accuracy = 0.0
         /// A per-evaluation visit mark (`ProximityState.visit`), and the same mark when found through a stored pair.
         var visited: UInt32 = 0
         var stored: UInt32 = 0
-        var hasPosition: Bool { time > .distantPast }
     }
 
     struct Role {
@@ -130,6 +139,8 @@ struct ProximityState {
     /// By the engine's device record: the participant it was last (a guess, checked by name: records are reused).
     var participantByDevice: [Int32] = []
     var participants: [Participant] = []
+    /// By participant: the hot copy of its position.
+    var hot: [Hot] = []
     var pairs: [PairKey: Pair] = [:]
     var pending = Heap<PendingFix>()
     var deadlines = Heap<Deadline>()
@@ -160,6 +171,7 @@ struct ProximityState {
         var record = Participant(name: name, nameHash: hash)
         record.roles = roles(of: name)
         participants.append(record)
+        hot.append(Hot())
         participantIndex[name] = p
         return p
     }
