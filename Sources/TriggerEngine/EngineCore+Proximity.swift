@@ -43,8 +43,8 @@ extension EngineCore {
 
     static func dropPair(_ key: ProximityState.PairKey, from p: inout ProximityState) {
         guard p.pairs.removeValue(forKey: key) != nil else { return }
-        p.participants[Int(key.subject)].pairs.removeAll { $0 == key }
-        p.participants[Int(key.target)].pairs.removeAll { $0 == key }
+        p.participants[Int(key.subject)].pairs.removeAll { $0.key == key }
+        p.participants[Int(key.target)].pairs.removeAll { $0.key == key }
     }
 
     /// The time up to which proximity inputs are decided during a run: the clock (event time: the watermark) less
@@ -170,12 +170,14 @@ extension EngineCore {
         let myPairs = proximity.participants[Int(p)].pairs
         proximity.hot.withUnsafeMutableBufferPointer { parts in
             // The stored pairs first: they are decided whatever the distance (the grid may not return them).
-            for key in myPairs where key.slot == slot {
+            for entry in myPairs where entry.key.slot == slot {
+                let key = entry.key
                 let other: Int32
                 if asSubject { guard key.subject == p else { continue }; other = key.target } else { guard key.target == p else { continue }; other = key.subject }
                 guard other != p, parts[Int(other)].visited != mark else { continue }
                 parts[Int(other)].visited = mark
                 parts[Int(other)].stored = mark
+                parts[Int(other)].storedPhase = entry.phase
                 candidates.append(other)
             }
             grid.query(latitude: myLatitude, longitude: myLongitude, metres: reach) { q in
@@ -206,8 +208,15 @@ extension EngineCore {
                     let distance = Geodesy.arc(chord: c2.squareRoot())
                     side = radius - distance >= margin ? .inside : distance - radius >= margin ? .outside : .uncertain
                 }
-                // No stored pair: outside changes nothing, and uncertain only an unknown pair.
-                if parts[Int(q)].stored != mark {
+                if parts[Int(q)].stored == mark {
+                    // A stored pair whose phase the distance confirms: nothing to do.
+                    switch (side, parts[Int(q)].storedPhase) {
+                    case (.inside, .inside), (.inside, .entering), (.outside, .outside): continue
+                    case (.uncertain, let phase) where phase != .unknown: continue
+                    default: break
+                    }
+                } else {
+                    // No stored pair: outside changes nothing, and uncertain only an unknown pair.
                     if side == .outside { continue }
                     if side == .uncertain, known, otherTime >= addedAt { continue }
                 }
@@ -246,10 +255,11 @@ extension EngineCore {
                 pair.since = time
                 pair.dwellDeadline = deadline
                 proximity.pairs[key] = pair
+                proximity.setListedPhase(key, phase)
             } else {
                 proximity.pairs[key] = .init(slotGeneration: generation, phase: phase, since: time, dwellDeadline: deadline)
-                proximity.participants[Int(key.subject)].pairs.append(key)
-                proximity.participants[Int(key.target)].pairs.append(key)
+                proximity.participants[Int(key.subject)].pairs.append(.init(key: key, phase: phase))
+                proximity.participants[Int(key.target)].pairs.append(.init(key: key, phase: phase))
             }
         }
         switch side {
@@ -293,6 +303,7 @@ extension EngineCore {
         if pair.slotGeneration == slotGenerations[Int(key.slot)], g.minimumInterval > .zero,
            pair.lastFired > .distantPast, time < pair.lastFired + g.minimumInterval {
             proximity.pairs[key]?.phase = .outside
+            proximity.setListedPhase(key, .outside)
             return
         }
         Self.dropPair(key, from: &proximity)
@@ -305,6 +316,7 @@ extension EngineCore {
             guard let pair = proximity.pairs[top.key], pair.slotGeneration == slotGenerations[Int(top.key.slot)],
                   pair.phase == .entering, pair.dwellDeadline == top.time else { continue }
             proximity.pairs[top.key]?.phase = .inside
+            proximity.setListedPhase(top.key, .inside)
             proximity.pairs[top.key]?.since = top.time
             proximity.pairs[top.key]?.dwellDeadline = .distantFuture
             statistics.entries += 1
@@ -348,7 +360,7 @@ extension EngineCore {
         guard let p = proximity.participantIndex[name] else { return [] }
         var out: [ProximityPairStatus] = []
         let me = proximity.participants[Int(p)]
-        for key in me.pairs {
+        for key in me.pairs.map(\.key) {
             guard let pair = proximity.pairs[key], pair.slotGeneration == slotGenerations[Int(key.slot)],
                   let c = compiled[Int(key.slot)] else { continue }
             let s = proximity.participants[Int(key.subject)], t = proximity.participants[Int(key.target)]

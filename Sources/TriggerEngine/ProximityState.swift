@@ -20,8 +20,9 @@ struct ProximityState {
         var sequence: UInt32 = 0
         /// The rules it takes part in (rebuilt with the rules).
         var roles: [Role] = []
-        /// The stored pairs it is part of, on either side.
-        var pairs: [PairKey] = []
+        /// The stored pairs it is part of, on either side, with their phase (kept equal to the stored pair's): a
+        /// pair whose phase its new distance confirms needs no look-up in `pairs`.
+        var pairs: [ListedPair] = []
         /// The time of its newest proximity notification as a subject, and how many it had at that time: the
         /// deliveryId's ordinal. Its own, not the device's: proximity firings come later than the device's other
         /// firings of the same time (when the watermark passes), and a shared count would depend on when.
@@ -40,6 +41,8 @@ struct ProximityState {
         /// A per-evaluation visit mark (`ProximityState.visit`), and the same mark when found through a stored pair.
         var visited: UInt32 = 0
         var stored: UInt32 = 0
+        /// When `stored` is the current mark: the pair's phase.
+        var storedPhase = PairState.Phase.unknown
     }
 
     struct Role {
@@ -62,6 +65,11 @@ struct ProximityState {
         var targetGrid: MovingPointGrid
 
         func isSubject(_ name: String) -> Bool { subjects.map { $0.contains(name) } ?? true }
+    }
+
+    struct ListedPair {
+        var key: PairKey
+        var phase: PairState.Phase
     }
 
     struct PairKey: Hashable {
@@ -160,6 +168,13 @@ struct ProximityState {
     var visit: UInt32 = 0
 
     var isActive: Bool { requestCount > 0 }
+
+    /// Sets a stored pair's phase in both its devices' lists.
+    mutating func setListedPhase(_ key: PairKey, _ phase: PairState.Phase) {
+        for side in [key.subject, key.target] {
+            if let k = participants[Int(side)].pairs.firstIndex(where: { $0.key == key }) { participants[Int(side)].pairs[k].phase = phase }
+        }
+    }
 
     /// Whether `name`'s inputs matter to any rule.
     @inline(__always)

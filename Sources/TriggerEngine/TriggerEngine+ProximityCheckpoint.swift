@@ -86,8 +86,8 @@ extension TriggerEngine {
                 let key = ProximityState.PairKey(slot: slot, subject: subject, target: target)
                 p.pairs[key] = .init(slotGeneration: core.slotGenerations[Int(slot)], phase: phase, since: since,
                                      lastFired: lastFired, dwellDeadline: dwellDeadline)
-                p.participants[Int(subject)].pairs.append(key)
-                p.participants[Int(target)].pairs.append(key)
+                p.participants[Int(subject)].pairs.append(.init(key: key, phase: phase))
+                p.participants[Int(target)].pairs.append(.init(key: key, phase: phase))
                 if phase == .entering {
                     p.deadlines.insert(.init(time: dwellDeadline, key: key, subjectHash: p.participants[Int(subject)].nameHash,
                                              targetHash: p.participants[Int(target)].nameHash))
