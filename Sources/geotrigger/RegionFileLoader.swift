@@ -15,6 +15,9 @@ enum RegionFileLoader {
         do { bytes = try FileBytes.read(path) } catch {
             throw Failure(description: "\(path): cannot read the region file: \(error)")
         }
+        let decoder = RequestDecoder()
+        // SPEC §1 JSON, the common file, is read without the value tree; anything else (GeoJSON, an error) through it.
+        if let requests = decoder.decodeRequests(bytes: bytes) { return (requests, []) }
         let json: JSONValue
         do {
             json = try JSONParser.parse(bytes)
@@ -23,7 +26,6 @@ enum RegionFileLoader {
             throw Failure(description: "\(path): not valid JSON \(error)")
         }
         do {
-            let decoder = RequestDecoder()
             let converted = try decoder.convertGeoJSON(json, options: geoJSON)
             return (try decoder.requests(of: converted), converted.defaultsApplied)
         } catch {

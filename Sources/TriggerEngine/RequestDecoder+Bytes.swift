@@ -1,0 +1,16 @@
+import JSON
+
+extension RequestDecoder {
+    /// SPEC §1 requests (a JSON array of request objects, or one object) read straight from the bytes, without the
+    /// `JSONValue` tree: the same requests `decodeRequests` gives for the parsed bytes. Nil for anything else (not
+    /// JSON, GeoJSON, an invalid request, a rare form): parse the bytes and read them through `convertGeoJSON` or
+    /// `decodeRequests` then, which give the error.
+    public func decodeRequests(bytes: UnsafeRawBufferPointer) -> [NotificationRequest]? {
+        RequestByteDecoder.decode(bytes)
+    }
+
+    /// `decodeRequests(bytes:)` for an array of bytes.
+    public func decodeRequests(bytes: [UInt8]) -> [NotificationRequest]? {
+        bytes.withUnsafeBytes { RequestByteDecoder.decode($0) }
+    }
+}
