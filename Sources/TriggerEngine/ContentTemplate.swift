@@ -22,7 +22,13 @@ public struct ContentTemplate: Hashable, Sendable {
     /// `Character`s here was most of the allocations of loading a request. Errors still count characters.
     public init(_ source: String, userInfoKeys: Set<String>) throws(TemplateError) {
         self.source = source
+        // Most content strings without a placeholder are a single text segment: no scan into a copy of the bytes.
+        if !source.utf8.contains(where: { $0 == UInt8(ascii: "{") || $0 == UInt8(ascii: "}") }) {
+            self.segments = source.isEmpty ? [] : [.text(source)]
+            return
+        }
         var segments: [Segment] = []
+        segments.reserveCapacity(4)
         var text: [UInt8] = []
         let bytes = Array(source.utf8)
         // The character position of byte `i`, for error messages only.

@@ -103,7 +103,12 @@ struct RequestByteDecoder {
         }
         guard read, let identifier, let trigger else { return nil }
         let request = NotificationRequest(identifier: identifier, content: content, trigger: trigger)
-        do { try RequestDecoder.checkTemplates(request) } catch { return nil }
+        let c = content
+        if !(ContentTemplate.isPlainlyValid(c.title) && ContentTemplate.isPlainlyValid(c.body)
+            && ContentTemplate.isPlainlyValid(c.subtitle) && ContentTemplate.isPlainlyValid(c.threadIdentifier ?? "")
+            && ContentTemplate.isPlainlyValid(c.summaryArgument ?? "")) {
+            do { try RequestDecoder.checkTemplates(request) } catch { return nil }
+        }
         return request
     }
 

@@ -108,6 +108,10 @@ struct ReplayCommand: ParsableCommand {
         let explained = explain.map { Self.explainTarget($0, requests: requests) }
         configuration.explainDevice = explained?.device
         let engine = TriggerEngine(configuration: configuration)
+        // The process ends when the replay does: the engine and the requests are left for the exit to reclaim, not
+        // freed object by object at the end of this scope (with many regions, a tenth of loading them).
+        _ = Unmanaged.passRetained(engine)
+        UnsafeMutablePointer<[NotificationRequest]>.allocate(capacity: 1).initialize(to: requests)
         let rejectionLog: RejectionLog?
         do { rejectionLog = try rejections.map { try RejectionLog(path: $0) } } catch {
             throw ExitStatus.fail("--rejections \(error)")
