@@ -36,6 +36,13 @@ struct RequestByteDecoder {
         return out
     }
 
+    /// The one request object in `bytes`, or nil where the tree must read it.
+    static func decodeObject(_ bytes: UnsafeRawBufferPointer) -> NotificationRequest? {
+        var d = RequestByteDecoder(reader: JSONStreamReader(bytes))
+        guard d.reader.peek() == UInt8(ascii: "{"), let request = d.request(depth: 0), d.reader.atEnd() else { return nil }
+        return request
+    }
+
     /// Calls `member` with each member name of the object that comes next (the reader then at its value) until the
     /// object closes; false when `member` returns false or the text is not an object.
     @inline(__always)

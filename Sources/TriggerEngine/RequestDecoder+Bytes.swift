@@ -13,4 +13,12 @@ extension RequestDecoder {
     public func decodeRequests(bytes: [UInt8]) -> [NotificationRequest]? {
         bytes.withUnsafeBytes { RequestByteDecoder.decode($0) }
     }
+
+    /// One request object's JSON text (a checkpoint's or the store's row), as `decodeRequest(JSONParser.parse(text))`
+    /// reads it and with its errors (`JSONParser.Error` or `RequestError`), read without the tree where it can be.
+    public func decodeRequest(jsonText text: String) throws -> NotificationRequest {
+        var text = text
+        if let request = text.withUTF8({ RequestByteDecoder.decodeObject(UnsafeRawBufferPointer($0)) }) { return request }
+        return try decodeRequest(try JSONParser.parse(text))
+    }
 }

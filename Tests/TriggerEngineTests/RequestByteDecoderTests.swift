@@ -188,6 +188,30 @@ import TriggerEngine
         #expect(Self.load(bytes) == Self.tree(bytes))
     }
 
+    enum Stored: Equatable {
+        case request(NotificationRequest)
+        case error(String)
+    }
+
+    /// One stored request's text (a checkpoint's, the store's row): the same request or the same error as
+    /// `decodeRequest(JSONParser.parse(text))`, including for an array or a GeoJSON Feature, which it refuses.
+    @Test(arguments: [0, 0.08] as [Double])
+    func decodesStoredRequestTextsAsTheTreeDoes(spoil: Double) {
+        var generator = RequestDocumentGenerator(seed: 7, spoil: spoil)
+        let decoder = RequestDecoder()
+        var valid = 0
+        for k in 0..<1_500 {
+            let text = k % 100 == 99 ? "[" + generator.request(k) + "]" : generator.request(k)
+            let old: Stored
+            do { old = .request(try decoder.decodeRequest(try JSONParser.parse(text))) } catch { old = .error("\(error)") }
+            let new: Stored
+            do { new = .request(try decoder.decodeRequest(jsonText: text)) } catch { new = .error("\(error)") }
+            if case .request = old { valid += 1 }
+            #expect(new == old, "document \(k): \(text)")
+        }
+        #expect(spoil > 0 ? valid > 100 && valid < 1_400 : valid == 1_485, "valid \(valid)")
+    }
+
     /// GeoJSON goes to the tree (its conversion has its own defaults); an empty array and a byte order mark do not.
     @Test func leavesGeoJSONToTheTreeAndReadsTheRest() throws {
         let feature = "{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[9.9,53.5]},\"properties\":{\"title\":\"t\"}}"
