@@ -39,8 +39,8 @@ public struct ContentTemplate: Hashable, Sendable {
         while i < bytes.count {
             let c = bytes[i]
             guard c == open || c == close else { i += 1; continue }
-            text.append(contentsOf: bytes[runStart..<i])
             if i + 1 < bytes.count, bytes[i + 1] == c {
+                text.append(contentsOf: bytes[runStart..<i])
                 text.append(c)  // `{{` or `}}`: a literal brace
                 i += 2
                 runStart = i
@@ -76,13 +76,26 @@ public struct ContentTemplate: Hashable, Sendable {
                             + "{fix.time}, {fix.latitude}, {fix.longitude}, {beacon.proximity}, {userInfo.KEY}")
                 }
             }
-            if !text.isEmpty { segments.append(.text(String(decoding: text, as: UTF8.self))); text.removeAll(keepingCapacity: true) }
+            // A run without a literal brace becomes its segment straight from the bytes, not through `text`.
+            if text.isEmpty {
+                if runStart < i { segments.append(.text(String(decoding: bytes[runStart..<i], as: UTF8.self))) }
+            } else {
+                text.append(contentsOf: bytes[runStart..<i])
+                segments.append(.text(String(decoding: text, as: UTF8.self)))
+                text.removeAll(keepingCapacity: true)
+            }
             segments.append(.placeholder(p))
             i = end + 1
             runStart = i
         }
-        text.append(contentsOf: bytes[runStart..<bytes.count])
-        if !text.isEmpty { segments.append(.text(runStart == 0 ? source : String(decoding: text, as: UTF8.self))) }
+        if text.isEmpty {
+            if runStart < bytes.count {
+                segments.append(.text(runStart == 0 ? source : String(decoding: bytes[runStart...], as: UTF8.self)))
+            }
+        } else {
+            text.append(contentsOf: bytes[runStart..<bytes.count])
+            segments.append(.text(String(decoding: text, as: UTF8.self)))
+        }
         self.segments = segments
     }
 
