@@ -5,7 +5,8 @@ extension EngineCore {
     /// The request must come from `RequestDecoder` or be built in code; templates are checked here too.
     @discardableResult
     mutating func add(_ request: NotificationRequest) throws(RequestError) -> TriggerEngine.AddOutcome {
-        let templates = try CompiledTemplates(request)
+        let templates = try CompiledTemplates(request, reusing: lastTemplates)
+        lastTemplates = templates
         guard !request.identifier.isEmpty else { throw RequestError(path: "identifier", reason: "must not be empty") }
         let replaced = removeSlot(identifier: request.identifier)
         // No hashing of the identifier when nothing was delivered (a region file's load).
