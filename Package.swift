@@ -217,7 +217,7 @@ let package = Package(
             // No server, HTTP client, TLS or SQLite: `serve` is the executable below, which `geotrigger serve` runs,
             // so the main job (replay) builds in a fraction of the time (README, quick start).
             dependencies: [
-                "JSON", "MallocHugePages", "BuildVersion", "SystemErrors",
+                "JSON", "MallocHugePages", "CPrefetch", "BuildVersion", "SystemErrors",
                 "TriggerEngine", "Ingest", "Beacons", "BlueZDBus", "ReplayReport", "Journal", "EngineLog",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

@@ -9,3 +9,11 @@ void geotrigger_release_free_memory(void) {
     malloc_trim(0);
 #endif
 }
+
+void geotrigger_pad_heap_growth(int bytes) {
+#if defined(__GLIBC__)
+    mallopt(M_TOP_PAD, bytes);
+#else
+    (void)bytes;
+#endif
+}

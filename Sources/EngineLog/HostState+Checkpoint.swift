@@ -39,14 +39,14 @@ extension HostState {
             let json = try r.string()
             let state = TriggerEngine.RequestState(revision: try r.u64(), firings: try r.u64(), addedGeneration: try r.u64(),
                                                    addedAt: try r.timestamp())
-            let request = try decoder.decodeRequest(try JSONParser.parse(json))
+            let request = try decoder.decodeRequest(jsonText: json)
             try engine.restore(request, state: state)
             requestJSON[request.identifier] = json
         }
         let delivered = Int(try r.u32())
         for _ in 0..<delivered {
             let json = try r.string(), device = try r.string(), at = try r.timestamp()
-            let request = try decoder.decodeRequest(try JSONParser.parse(json))
+            let request = try decoder.decodeRequest(jsonText: json)
             engine.restoreDelivered(DeliveredRequest(restoring: request, deliveredAt: at, device: device))
             deliveredJSON[request.identifier] = json
         }

@@ -52,6 +52,8 @@ public struct ReplayReport {
     var deviceIndex: [String: Int32] = [:]
     var tracks: [Track] = []
     var transitions: [Transition] = []
+    /// Proximity notifications: which transition, the other device and the distance (metres).
+    var pairs: [(transition: Int32, other: Int32, distance: Double)] = []
     var refusals: [Refusal] = []
     var refusalCounts: [FixRejection: Int] = [:]
     var acceptedFixes = 0
@@ -115,6 +117,9 @@ public struct ReplayReport {
         first = min(first, n.firedAt)
         last = max(last, n.firedAt)
         transitions.append(Transition(device: d, request: r, entry: n.event == .entry, firedAt: n.firedAt, fix: n.fix))
+        if let nearby = n.nearby {
+            pairs.append((Int32(transitions.count - 1), index(ofDevice: nearby.device), nearby.distance))
+        }
     }
 
     /// The whole page, as UTF-8.

@@ -107,6 +107,7 @@ struct ReportPage {
         out.append("]")
         writeRegions(&out, near: box)
         writeTransitions(&out)
+        writePairs(&out)
         writeRefusals(&out)
         out.append("}")
     }
@@ -212,6 +213,18 @@ struct ReportPage {
             } else {
                 out.append(",null,null,-1,null")
             }
+        }
+        out.append("]")
+    }
+
+    /// Proximity transitions, three integers each: the transition's index, the other device, the distance in
+    /// centimetres.
+    func writePairs(_ out: inout ReportBytes) {
+        out.append(",\"pairs\":[")
+        var first = true
+        for p in report.pairs {
+            out.comma(&first)
+            out.append(p.transition); out.comma(); out.append(p.other); out.comma(); out.append(Self.whole(p.distance * 100))
         }
         out.append("]")
     }

@@ -38,7 +38,7 @@ enum ReportScript {
         <svg id="timeline" xmlns="http://www.w3.org/2000/svg"></svg>
         <h2>Notifications</h2>
         <p>Device: <select id="device-filter"><option value="-1">all devices</option></select> <span class="note" id="table-note"></span></p>
-        <table id="notifications"><thead><tr><th>fired at</th><th>device</th><th>event</th><th>request</th><th>region</th><th>accuracy</th></tr></thead><tbody></tbody></table>
+        <table id="notifications"><thead><tr><th>fired at</th><th>device</th><th>event</th><th>request</th><th>region</th><th>near</th><th>accuracy</th></tr></thead><tbody></tbody></table>
         <h2>Refused fixes per device</h2>
         <div id="refused"></div>
 
@@ -52,6 +52,8 @@ enum ReportScript {
         var map=document.getElementById('map'),svg=document.getElementById('overlay'),tilesDiv=document.getElementById('tiles');
         var PAL=['#1f77b4','#d62728','#2ca02c','#9467bd','#ff7f0e','#8c564b','#e377c2','#17becf','#bcbd22','#393b79'];
         var ND=D.devices.length,NT=D.transitions.length/8,E5=1e5,LIMIT=3000,CIRC=40075016.686;
+        // Proximity transitions: the other device and the distance (cm), by transition.
+        var PAIR={};(function(){var P=D.pairs||[];for(var k=0;k<P.length;k+=3)PAIR[P[k]]=[P[k+1],P[k+2]];})();
         // Transitions come as differences from the one before (see ReportPage.writeTransitions): made absolute once.
         (function(){var T=D.transitions,t=0,la=0,lo=0;for(var k=0;k<T.length;k+=8){t+=T[k+3];T[k+3]=t;
           if(T[k+4]!==null){la+=T[k+4];lo+=T[k+5];T[k+4]=la;T[k+5]=lo;T[k+7]=t-T[k+7];}}})();
@@ -147,6 +149,7 @@ enum ReportScript {
           var h='<h3 id="explain-title">'+(entry?'Entry into ':'Exit from ')+esc(g[1])+'</h3><dl>';
           h+='<dt>Request</dt><dd>'+esc(rq[0])+'</dd><dt>Region</dt><dd>'+esc(g[1])+' ('+esc(g[0])+(g[2]==='c'?', circle of '+g[5]+' m':g[2]==='p'?', polygon':g[2]==='m'?', within '+g[3]+' m of another device':', beacon')+')</dd>';
           h+='<dt>Device</dt><dd><span class="swatch" style="background:'+color(dv)+'"></span>'+esc(D.devices[dv])+'</dd><dt>Fired at</dt><dd>'+iso(tr[k+3])+'</dd>';
+          if(PAIR[n])h+='<dt>Near</dt><dd id="explain-near"><span class="swatch" style="background:'+color(PAIR[n][0])+'"></span>'+esc(D.devices[PAIR[n][0]])+', '+(PAIR[n][1]/100).toFixed(1)+' m apart</dd>';
           if(tr[k+4]!==null){var lat=tr[k+4]/E5,lon=tr[k+5]/E5;
             h+='<dt>Fix</dt><dd>'+iso(tr[k+7])+' at '+lat.toFixed(5)+', '+lon.toFixed(5)+'</dd>';
             h+='<dt>Accuracy</dt><dd id="explain-accuracy">'+(tr[k+6]>=0?'± '+(tr[k+6]/10)+' m':'not given (counted as 0 m)')+'</dd>';
@@ -188,7 +191,7 @@ enum ReportScript {
         var ROWS=500;
         function table(){var want=+filter.value,tr=D.transitions,rows=[],all=0;
           for(var n=0;n<NT;n++){var k=8*n;if(want>=0&&tr[k]!==want)continue;all++;if(rows.length>=ROWS)continue;var rq=D.requests[tr[k+1]];
-            rows.push('<tr class="'+(tr[k+2]?'entry':'exit')+(n===sel?' chosen':'')+'" data-n="'+n+'"><td>'+iso(tr[k+3])+'</td><td>'+esc(D.devices[tr[k]])+'</td><td>'+(tr[k+2]?'entry':'exit')+'</td><td>'+esc(rq[0])+'</td><td>'+esc(D.regions[rq[1]][1])+'</td><td>'+(tr[k+6]>=0?'± '+tr[k+6]/10+' m':'')+'</td></tr>');}
+            rows.push('<tr class="'+(tr[k+2]?'entry':'exit')+(n===sel?' chosen':'')+'" data-n="'+n+'"><td>'+iso(tr[k+3])+'</td><td>'+esc(D.devices[tr[k]])+'</td><td>'+(tr[k+2]?'entry':'exit')+'</td><td>'+esc(rq[0])+'</td><td>'+esc(D.regions[rq[1]][1])+'</td><td class="near">'+(PAIR[n]?esc(D.devices[PAIR[n][0]])+', '+(PAIR[n][1]/100).toFixed(1)+' m':'')+'</td><td>'+(tr[k+6]>=0?'± '+tr[k+6]/10+' m':'')+'</td></tr>');}
           document.querySelector('#notifications tbody').innerHTML=rows.join('');
           document.getElementById('table-note').textContent=all>rows.length?'the first '+rows.length+' of '+all+' (choose a device for its own)':all+' notifications';}
         filter.addEventListener('change',table);

@@ -25,7 +25,7 @@ extension SQLiteStore {
         // Revision order is add order: the engine gets its requests back in the order it first had them.
         for r in requests.sorted(by: { $0.state.revision < $1.state.revision }) {
             do {
-                batch.append((try decoder.decodeRequest(try JSONParser.parse(r.json)), r.state))
+                batch.append((try decoder.decodeRequest(jsonText: r.json), r.state))
             } catch {
                 summary.skipped += 1
                 logger.error("stored request unreadable, skipped", metadata: ["identifier": "\(r.identifier)", "error": "\(error)"])
@@ -41,7 +41,7 @@ extension SQLiteStore {
             }
         }
         for d in delivered {
-            guard let request = try? decoder.decodeRequest(try JSONParser.parse(d.json)) else {
+            guard let request = try? decoder.decodeRequest(jsonText: d.json) else {
                 summary.skipped += 1
                 continue
             }

@@ -5,9 +5,12 @@ struct CompiledTemplates: Sendable {
     let body: ContentTemplate
     let threadIdentifier: ContentTemplate?
     let summaryArgument: ContentTemplate?
+    /// Compiled for a request without userInfo, so no template names a userInfo key (see `init(_:reusing:)`).
+    let namesNoUserInfo: Bool
 
     init(_ r: NotificationRequest) throws(RequestError) {
         let keys = Set(r.content.userInfo.objectValue?.map(\.key) ?? [])
+        namesNoUserInfo = keys.isEmpty
         func parse(_ s: String, _ field: String) throws(RequestError) -> ContentTemplate {
             do throws(TemplateError) {
                 return try ContentTemplate(s, userInfoKeys: keys)

@@ -24,7 +24,13 @@ public struct ContentTemplate: Hashable, Sendable {
     /// `Character`s here was most of the allocations of loading a request. Errors still count characters.
     public init(_ source: String, userInfoKeys: Set<String>) throws(TemplateError) {
         self.source = source
+        // Most content strings without a placeholder are a single text segment: no scan into a copy of the bytes.
+        if !source.utf8.contains(where: { $0 == UInt8(ascii: "{") || $0 == UInt8(ascii: "}") }) {
+            self.segments = source.isEmpty ? [] : [.text(source)]
+            return
+        }
         var segments: [Segment] = []
+        segments.reserveCapacity(4)
         var text: [UInt8] = []
         let bytes = Array(source.utf8)
         // The character position of byte `i`, for error messages only.
@@ -35,8 +41,8 @@ public struct ContentTemplate: Hashable, Sendable {
         while i < bytes.count {
             let c = bytes[i]
             guard c == open || c == close else { i += 1; continue }
-            text.append(contentsOf: bytes[runStart..<i])
             if i + 1 < bytes.count, bytes[i + 1] == c {
+                text.append(contentsOf: bytes[runStart..<i])
                 text.append(c)  // `{{` or `}}`: a literal brace
                 i += 2
                 runStart = i
@@ -75,13 +81,26 @@ public struct ContentTemplate: Hashable, Sendable {
                             + "{userInfo.KEY}")
                 }
             }
-            if !text.isEmpty { segments.append(.text(String(decoding: text, as: UTF8.self))); text.removeAll(keepingCapacity: true) }
+            // A run without a literal brace becomes its segment straight from the bytes, not through `text`.
+            if text.isEmpty {
+                if runStart < i { segments.append(.text(String(decoding: bytes[runStart..<i], as: UTF8.self))) }
+            } else {
+                text.append(contentsOf: bytes[runStart..<i])
+                segments.append(.text(String(decoding: text, as: UTF8.self)))
+                text.removeAll(keepingCapacity: true)
+            }
             segments.append(.placeholder(p))
             i = end + 1
             runStart = i
         }
-        text.append(contentsOf: bytes[runStart..<bytes.count])
-        if !text.isEmpty { segments.append(.text(runStart == 0 ? source : String(decoding: text, as: UTF8.self))) }
+        if text.isEmpty {
+            if runStart < bytes.count {
+                segments.append(.text(runStart == 0 ? source : String(decoding: bytes[runStart...], as: UTF8.self)))
+            }
+        } else {
+            text.append(contentsOf: bytes[runStart..<bytes.count])
+            segments.append(.text(String(decoding: text, as: UTF8.self)))
+        }
         self.segments = segments
     }
 

@@ -5,10 +5,12 @@ extension EngineCore {
     /// The request must come from `RequestDecoder` or be built in code; templates are checked here too.
     @discardableResult
     mutating func add(_ request: NotificationRequest) throws(RequestError) -> TriggerEngine.AddOutcome {
-        let templates = try CompiledTemplates(request)
+        let templates = try CompiledTemplates(request, reusing: lastTemplates)
+        lastTemplates = templates
         guard !request.identifier.isEmpty else { throw RequestError(path: "identifier", reason: "must not be empty") }
         let replaced = removeSlot(identifier: request.identifier)
-        if let d = deliveredIndex.removeValue(forKey: request.identifier) {
+        // No hashing of the identifier when nothing was delivered (a region file's load).
+        if !deliveredIndex.isEmpty, let d = deliveredIndex.removeValue(forKey: request.identifier) {
             delivered.remove(at: d)
             for (k, r) in delivered.enumerated() { deliveredIndex[r.request.identifier] = k }
         }
@@ -83,6 +85,23 @@ extension EngineCore {
         slots[Int(slot)] = g
         slotByIdentifier[request.identifier] = slot
         return replaced ? .replaced : .added
+    }
+
+    /// Room for `n` more requests in the per-slot arrays and the identifier and region tables: a region file's adds
+    /// then grow none of them step by step (each growth of a table hashed every identifier in it again).
+    mutating func reserve(additional n: Int) {
+        let total = compiled.count + n
+        compiled.reserveCapacity(total)
+        firingCounts.reserveCapacity(total)
+        plans.reserveCapacity(total)
+        slots.reserveCapacity(total)
+        polygonLocators.reserveCapacity(total)
+        slotGenerations.reserveCapacity(total)
+        slotStamp.reserveCapacity(total)
+        occupantCandidates.reserveCapacity(total)
+        occupantCompactAt.reserveCapacity(total)
+        slotByIdentifier.reserveCapacity(slotByIdentifier.count + n)
+        slotsByRegion.reserveCapacity(slotsByRegion.count + n)
     }
 
     /// The pending request with this identifier.

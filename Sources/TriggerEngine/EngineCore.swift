@@ -10,6 +10,8 @@ struct EngineCore {
 
     // Requests, by slot.
     var compiled: [CompiledRequest?] = []
+    /// The templates of the request added last, for the next add whose content strings are the same.
+    var lastTemplates: CompiledTemplates?
     /// By slot: notifications fired for the request (persisted with it). Kept out of `CompiledRequest`, which
     /// stays immutable so that notifications can carry it to other threads and render from it there.
     var firingCounts: [UInt64] = []

@@ -110,6 +110,7 @@ public final class TriggerEngine {
     public func add(contentsOf requests: some Sequence<NotificationRequest>) throws(RequestError) {
         core.index.beginBatch()
         defer { core.index.endBatch() }
+        core.reserve(additional: requests.underestimatedCount)
         for r in requests { try core.add(r) }
     }
 

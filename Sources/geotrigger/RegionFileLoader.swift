@@ -16,6 +16,9 @@ enum RegionFileLoader {
         do { bytes = try FileBytes.read(path) } catch {
             throw Failure(description: "\(path): cannot read the region file: \(error)")
         }
+        let decoder = RequestDecoder()
+        // SPEC §1 JSON, the common file, is read without the value tree; anything else (GeoJSON, an error) through it.
+        if let requests = decoder.decodeRequests(bytes: bytes) { return (requests, [], [:]) }
         let json: JSONValue
         do {
             json = try JSONParser.parse(bytes)
@@ -24,7 +27,6 @@ enum RegionFileLoader {
             throw Failure(description: "\(path): not valid JSON \(error)")
         }
         do {
-            let decoder = RequestDecoder()
             // `{"groups": …, "requests": […]}`: device groups for proximity requests beside the requests.
             if json.objectValue != nil, json["type"] == nil, json["groups"] != nil || json["requests"] != nil {
                 let file = try decoder.decodeRequestFile(json)

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CPrefetch
 import Foundation
 import MallocHugePages
 import Ingest
@@ -78,11 +79,18 @@ struct ReplayCommand: ParsableCommand {
     /// regions, within the noise at 100k), and the restart they need costs little beside the loading.
     static let hugePageRegionBytes = 64 << 20
 
+    /// Region files from this size on grow the heap by tens of megabytes while they load.
+    static let paddedHeapRegionBytes = 4 << 20
+
     func run() throws {
-        if let size = try? FileManager.default.attributesOfItem(atPath: regions)[.size] as? NSNumber,
-            size.intValue >= Self.hugePageRegionBytes
-        {
+        let regionBytes = (try? FileManager.default.attributesOfItem(atPath: regions)[.size] as? NSNumber)?.intValue ?? 0
+        if regionBytes >= Self.hugePageRegionBytes {
             MallocHugePages.restartWithThemIfUseful()
+        }
+        if regionBytes >= Self.paddedHeapRegionBytes {
+            // The replay runs on a worker thread, whose malloc arena grows in new heaps and then a few pages at a
+            // time, an mprotect each: with 64 MiB of padding a heap is made usable whole, in one call.
+            geotrigger_pad_heap_growth(64 << 20)
         }
         // What the end of the replay writes or reads is checked first: a typo must not cost the whole replay.
         for (option, path) in [("-o", output), ("--report", report), ("--write-expect", writeExpect), ("--rejections", rejections)] {
@@ -110,6 +118,10 @@ struct ReplayCommand: ParsableCommand {
         let explained = explain.map { Self.explainTarget($0, requests: requests) }
         configuration.explainDevice = explained?.device
         let engine = TriggerEngine(configuration: configuration)
+        // The process ends when the replay does: the engine and the requests are left for the exit to reclaim, not
+        // freed object by object at the end of this scope (with many regions, a tenth of loading them).
+        _ = Unmanaged.passRetained(engine)
+        UnsafeMutablePointer<[NotificationRequest]>.allocate(capacity: 1).initialize(to: requests)
         let rejectionLog: RejectionLog?
         do { rejectionLog = try rejections.map { try RejectionLog(path: $0) } } catch {
             throw ExitStatus.fail("--rejections \(error)")

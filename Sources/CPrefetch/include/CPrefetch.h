@@ -9,4 +9,8 @@ static inline void geotrigger_prefetch(const void *p) { __builtin_prefetch(p, 0,
 /// Glibc module does not export it.
 void geotrigger_release_free_memory(void);
 
+/// Has glibc's malloc grow its heaps by at least `bytes` more than asked (`mallopt(M_TOP_PAD, bytes)`); nothing
+/// elsewhere. Swift's Glibc module does not export it.
+void geotrigger_pad_heap_growth(int bytes);
+
 #endif

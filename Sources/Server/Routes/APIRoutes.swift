@@ -134,9 +134,16 @@ struct APIRoutes: Sendable {
 
     private func post(_ request: Request) async throws -> Response {
         let options = try Self.geoJSONOptions(request)
-        let json = try await Self.body(request, limit: limit)
+        let bytes = try await Self.bodyBytes(request, limit: limit)
+        let json = try Self.parsed(bytes, request)
         let converted: GeoJSONConversion
-        do { converted = try EngineHost.converted(json, geoJSON: options) } catch { throw Problem(error) }
+        if let requests = RequestDecoder().decodeRequests(bytes: bytes) {
+            // SPEC §1 JSON: the requests read from the bytes, not from the tree (which the journal's and the
+            // listing's texts are still written from); GeoJSON and every refusal go through the conversion.
+            converted = GeoJSONConversion(json: json, requests: requests, defaults: [])
+        } else {
+            do { converted = try EngineHost.converted(json, geoJSON: options) } catch { throw Problem(error) }
+        }
         let results = try await Problem.mapping { () async throws(HostError) in try await host.add(converted: converted) }
         var w = JSONWriter()
         w.beginObject()
@@ -281,12 +288,21 @@ struct APIRoutes: Sendable {
 
     /// The body as JSON, within the size limit.
     static func body(_ request: Request, limit: Int) async throws -> JSONValue {
+        try parsed(try await bodyBytes(request, limit: limit), request)
+    }
+
+    /// The body's bytes, refused past `limit`.
+    static func bodyBytes(_ request: Request, limit: Int) async throws -> [UInt8] {
         if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > limit { throw Problem.tooLarge(limit: limit) }
         let buffer: ByteBuffer
         do { buffer = try await request.body.collect(upTo: limit) } catch let e as HTTPError where e.status == .contentTooLarge {
             throw Problem.tooLarge(limit: limit)
         }
-        let bytes = Array(buffer.readableBytesView)
+        return Array(buffer.readableBytesView)
+    }
+
+    /// A body's bytes as JSON, with the problem a client is told when they are not.
+    static func parsed(_ bytes: [UInt8], _ request: Request) throws -> JSONValue {
         do { return try JSONParser.parse(bytes) } catch {
             // A body that is not JSON under a label that is not JSON either: the label is what to fix.
             try bytes.withUnsafeBytes { b in
