@@ -2,27 +2,28 @@ import Foundation
 import Geometry
 
 /// Devices' newest positions on a grid (rows of `cellDegrees` of latitude, each row cut into as many columns as its
-/// width allows), updated in place per fix: each cell's members are a doubly linked list threaded through one
-/// node per member, so a move is a few stores and allocates nothing once the cell exists. A node also holds the
-/// member's position, so a query drops members outside the query's box while walking, without touching anything
-/// else of theirs. The proximity rules' index: which devices may be within a distance of a point.
+/// width allows), updated in place per fix. Each cell keeps its members with their positions in one array, so a
+/// query reads a cell front to back (members linked through a per-member array were a cache miss each), and
+/// drops those outside its box without touching anything else of theirs. A move swaps the member out of its old
+/// cell and appends it to the new one: once the cells have grown to their usual size, nothing is allocated.
+/// The proximity rules' index: which devices may be within a distance of a point.
 struct MovingPointGrid {
-    struct Node {
-        var next: Int32 = -1
-        var previous: Int32 = -1
-        /// `MovingPointGrid.absent` when not filed.
-        var cell = MovingPointGrid.absent
-        var latitude = 0.0
-        var longitude = 0.0
+    struct Entry {
+        var member: Int32
+        var latitude: Double
+        var longitude: Double
     }
 
     /// Latitude degrees per row (and roughly per column at the row's latitude).
     let cellDegrees: Double
     let rows: Int32
-    /// First member of each cell ever occupied (-1 once empty: cells are kept, so moves leave no tombstones).
-    var heads = CellTable()
-    /// By member.
-    var nodes: [Node] = []
+    /// Each cell ever occupied: its bucket (cells are kept when they empty, and so are their buckets).
+    var cellIndex = CellTable()
+    var buckets: [[Entry]] = []
+    /// By member: its cell (`MovingPointGrid.absent` when not filed), its bucket and its place in the bucket.
+    var memberCell: [UInt64] = []
+    var memberBucket: [Int32] = []
+    var memberPosition: [Int32] = []
     /// The largest horizontal accuracy ever filed: a query widens by it, so no member within reach is missed.
     var maximumAccuracy = 0.0
 
@@ -61,50 +62,63 @@ struct MovingPointGrid {
     }
 
     mutating func reserve(members n: Int) {
-        guard n > nodes.count else { return }
-        nodes.append(contentsOf: repeatElement(Node(), count: n - nodes.count))
+        guard n > memberCell.count else { return }
+        let grow = n - memberCell.count
+        memberCell.append(contentsOf: repeatElement(Self.absent, count: grow))
+        memberBucket.append(contentsOf: repeatElement(-1, count: grow))
+        memberPosition.append(contentsOf: repeatElement(-1, count: grow))
     }
 
     /// Files member `m` at a position (moving it if it was filed elsewhere).
     mutating func place(_ m: Int32, latitude: Double, longitude: Double, accuracy: Double) {
-        if Int(m) >= nodes.count { reserve(members: max(Int(m) + 1, nodes.count * 2)) }
+        if Int(m) >= memberCell.count { reserve(members: max(Int(m) + 1, memberCell.count * 2)) }
         if accuracy > maximumAccuracy { maximumAccuracy = accuracy }
-        nodes[Int(m)].latitude = latitude
-        nodes[Int(m)].longitude = longitude
         let k = key(latitude: latitude, longitude: longitude)
-        if nodes[Int(m)].cell == k { return }
+        if memberCell[Int(m)] == k {
+            let b = Int(memberBucket[Int(m)]), i = Int(memberPosition[Int(m)])
+            buckets[b][i].latitude = latitude
+            buckets[b][i].longitude = longitude
+            return
+        }
         remove(m)
-        let head = heads.lookup(k) ?? -1
-        nodes[Int(m)].next = head
-        nodes[Int(m)].previous = -1
-        if head >= 0 { nodes[Int(head)].previous = m }
-        heads[k] = m
-        nodes[Int(m)].cell = k
+        let b: Int32
+        if let known = cellIndex.lookup(k) {
+            b = known
+        } else {
+            b = Int32(buckets.count)
+            buckets.append([])
+            cellIndex[k] = b
+        }
+        memberCell[Int(m)] = k
+        memberBucket[Int(m)] = b
+        memberPosition[Int(m)] = Int32(buckets[Int(b)].count)
+        buckets[Int(b)].append(Entry(member: m, latitude: latitude, longitude: longitude))
     }
 
     mutating func remove(_ m: Int32) {
-        guard Int(m) < nodes.count else { return }
-        let k = nodes[Int(m)].cell
-        guard k != Self.absent else { return }
-        let n = nodes[Int(m)].next, p = nodes[Int(m)].previous
-        if p >= 0 { nodes[Int(p)].next = n } else { heads[k] = n }
-        if n >= 0 { nodes[Int(n)].previous = p }
-        nodes[Int(m)].next = -1
-        nodes[Int(m)].previous = -1
-        nodes[Int(m)].cell = Self.absent
+        guard Int(m) < memberCell.count, memberCell[Int(m)] != Self.absent else { return }
+        let b = Int(memberBucket[Int(m)]), i = Int(memberPosition[Int(m)])
+        let last = buckets[b].removeLast()
+        if i < buckets[b].count {
+            buckets[b][i] = last
+            memberPosition[Int(last.member)] = Int32(i)
+        }
+        memberCell[Int(m)] = Self.absent
+        memberBucket[Int(m)] = -1
+        memberPosition[Int(m)] = -1
     }
 
     /// Calls `visit` with every member within the query's latitude/longitude box of `metres` around the point (a
     /// superset of the members within `metres`; the caller measures).
     func query(latitude: Double, longitude: Double, metres: Double, _ visit: (Int32) -> Void) {
-        guard heads.count > 0 else { return }
+        guard cellIndex.count > 0 else { return }
         let dLat = Geodesy.latitudeDegrees(spanning: metres)
         let r0 = row(latitude - dLat), r1 = row(latitude + dLat)
         let dLon = Geodesy.longitudeDegrees(spanning: metres, atLatitude: min(90, abs(latitude)))
         let south = latitude - dLat, north = latitude + dLat
         // The box test in longitude, across the antimeridian too: the difference folded into [-180, 180).
         let everyLongitude = dLon >= 180
-        nodes.withUnsafeBufferPointer { nodes in
+        do {
             var r = r0
             while r <= r1 {
                 let n = columns(row: r)
@@ -118,20 +132,17 @@ struct MovingPointGrid {
                 }
                 var c = c0
                 while c <= c1 {
-                    if let head = heads.lookup(Self.key(row: r, column: ((c % n) + n) % n)) {
-                        var m = head
-                        while m >= 0 {
-                            let node = nodes[Int(m)]
-                            if node.latitude >= south, node.latitude <= north {
+                    if let b = cellIndex.lookup(Self.key(row: r, column: ((c % n) + n) % n)) {
+                        buckets[Int(b)].withUnsafeBufferPointer { entries in
+                            for e in entries where e.latitude >= south && e.latitude <= north {
                                 if everyLongitude {
-                                    visit(m)
+                                    visit(e.member)
                                 } else {
-                                    var d = node.longitude - longitude
+                                    var d = e.longitude - longitude
                                     if d >= 180 { d -= 360 } else if d < -180 { d += 360 }
-                                    if abs(d) <= dLon { visit(m) }
+                                    if abs(d) <= dLon { visit(e.member) }
                                 }
                             }
-                            m = node.next
                         }
                     }
                     c += 1
