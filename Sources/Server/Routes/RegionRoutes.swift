@@ -84,7 +84,7 @@ struct RegionRoutes: Sendable {
         w.field("regionId", region["id"]?.stringValue ?? "")
         if let name = region["name"] { w.key("name"); w.value(name) }
         if type == "circle", let radius = region["radius"] { w.key("radius"); w.value(radius) }
-        if type == "beacon", case .object(let members) = region {
+        if type == "beacon" || type == "proximity", case .object(let members) = region {
             for (key, value) in members where !["type", "id", "name"].contains(key) { w.key(key); w.value(value) }
         }
         w.endObject()
