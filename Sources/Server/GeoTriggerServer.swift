@@ -36,7 +36,7 @@ public struct GeoTriggerServer: Sendable {
     let connections: OpenConnections
     /// `--regions`, and its requests as read and checked before anything was opened.
     public let regions: RegionsFile?
-    let regionEntries: [RegionsFile.Entry]
+    let regionEntries: RegionsFile.Contents
     /// The configured token and the credentials stored in the database.
     public let credentials: Credentials
 
@@ -54,7 +54,7 @@ public struct GeoTriggerServer: Sendable {
         }
         // The regions file and the folders next: nothing is created on disk until every check has passed.
         self.regions = configuration.regionsFilePath.map { RegionsFile(path: $0, databasePath: configuration.databasePath, geoJSON: configuration.regionsGeoJSON) }
-        self.regionEntries = try regions?.read() ?? []
+        self.regionEntries = try regions?.read() ?? RegionsFile.Contents(entries: [], groups: [:])
         if let problem = Self.folderProblem(configuration.databasePath) {
             throw ServerConfigurationError(reason: "cannot open the database \(configuration.databasePath): \(problem)")
         }

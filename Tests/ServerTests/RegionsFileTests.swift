@@ -140,6 +140,33 @@ import Testing
         }
     }
 
+    /// A file with proximity requests defines the groups they name; a reload changes a group's members, leaves a
+    /// group defined through the API alone, and refuses a bad group with its path.
+    @Test func aFileDefinesTheGroupsItsProximityRequestsName() async throws {
+        let setup = try Setup()
+        let near = #"{"identifier": "near", "trigger": {"repeats": true, "region": {"type": "proximity", "id": "crew", "radius": 50, "targets": {"group": "crew"}}}}"#
+        func write(_ members: String) throws {
+            try #"{"groups": {"crew": \#(members)}, "requests": [\#(near)]}"#.write(toFile: setup.regions, atomically: true, encoding: .utf8)
+        }
+        try write(#"["phone"]"#)
+        let server = try setup.server()
+        let logger = Logger(label: "regions-file-tests")
+        try await server.closingStorage {
+            let first = try await server.regions!.apply(to: server.host, logger: logger)
+            #expect(first.added == ["near"])
+            #expect(await server.host.groups() == ["crew": ["phone"]])
+            _ = try await server.host.setGroup("api-made", devices: ["x"])
+            try write(#"["phone", "tablet"]"#)
+            let second = try await server.regions!.apply(to: server.host, logger: logger)
+            #expect(second.description == "0 added, 0 replaced, 1 unchanged, 0 removed")
+            #expect(await server.host.groups() == ["api-made": ["x"], "crew": ["phone", "tablet"]])
+            try write(#"[1]"#)
+            let refused = await #expect(throws: ServerConfigurationError.self) { try await server.regions!.apply(to: server.host, logger: logger) }
+            #expect(refused?.reason.contains("groups.crew[0]: expected a non-empty string") == true, "\(String(describing: refused))")
+            #expect(await server.host.groups()["crew"] == ["phone", "tablet"])
+        }
+    }
+
     /// Start-up reads the file before the database and journal exist: a missing or broken file leaves no files.
     @Test func aBadFileStopsTheStartBeforeAnythingIsCreated() throws {
         let setup = try Setup()

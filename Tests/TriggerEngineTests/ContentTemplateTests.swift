@@ -33,7 +33,7 @@ import TriggerEngine
         ("Hi {device", "unclosed '{' at character 3"),
         ("Grüße } x", "unmatched '}' at character 6; write '}}' for a literal brace"),
         ("🚢🚢 {event", "unclosed '{' at character 3"),
-        ("{nope}", "unknown placeholder {nope}; known: {device}, {region.id}, {region.name}, {event}, {fix.time}, {fix.latitude}, {fix.longitude}, {beacon.proximity}, {userInfo.KEY}"),
+        ("{nope}", "unknown placeholder {nope}; known: {device}, {region.id}, {region.name}, {event}, {fix.time}, {fix.latitude}, {fix.longitude}, {beacon.proximity}, {nearby.device}, {nearby.distance}, {userInfo.KEY}"),
         ("{userInfo.missing}", "placeholder {userInfo.missing} names a key that userInfo does not have"),
     ])
     func errorsNameTheCharacter(source: String, reason: String) {

@@ -36,6 +36,12 @@ public struct RegionsFile: Sendable {
         public var defaultsApplied: [String] = []
     }
 
+    /// The whole file: its requests, and the device groups it defines (`{"groups": {…}, "requests": […]}`).
+    public struct Contents: Sendable {
+        public var entries: [Entry]
+        public var groups: [String: [String]]
+    }
+
     /// What an apply did.
     public struct Summary: Sendable, Equatable, CustomStringConvertible {
         public var added: [String] = []
@@ -61,16 +67,31 @@ public struct RegionsFile: Sendable {
 
     /// Reads and checks the whole file (JSON, every request decoded, identifiers unique) without touching the
     /// service: the start runs it before anything is created on disk, a reload before anything is changed.
-    public func read() throws(ServerConfigurationError) -> [Entry] {
+    public func read() throws(ServerConfigurationError) -> Contents {
         let bytes: [UInt8]
         do { bytes = try readFile(path) } catch {
             throw ServerConfigurationError(reason: "cannot read the regions file \(path): \(error); create it (an empty array [] is a valid file) or leave out --regions")
         }
-        let json: JSONValue
+        var json: JSONValue
         do { json = try JSONParser.parse(bytes) } catch {
             throw ServerConfigurationError(reason: "the regions file \(path) is not valid JSON: \(error); fix it and start (or reload) again")
         }
-        if let array = json.arrayValue, array.isEmpty { return [] }
+        if let array = json.arrayValue, array.isEmpty { return Contents(entries: [], groups: [:]) }
+        // `{"groups": {…}, "requests": […]}`: the groups proximity requests name, beside the requests.
+        var groups: [String: [String]] = [:]
+        if json.objectValue != nil, json["type"] == nil, json["groups"] != nil || json["requests"] != nil {
+            do throws(RequestError) {
+                guard let object = json.objectValue else { throw RequestError(path: "", reason: "expected an object") }
+                if let other = object.first(where: { $0.key != "groups" && $0.key != "requests" }) {
+                    throw RequestError(path: other.key, reason: "unknown field (known: groups, requests)")
+                }
+                groups = try RequestDecoder().decodeGroups(json["groups"] ?? .object([]), path: "groups")
+            } catch {
+                throw ServerConfigurationError(reason: "the regions file \(path) has groups the service would refuse: \(error); fix it and start (or reload) again")
+            }
+            json = json["requests"] ?? .array([])
+            if let array = json.arrayValue, array.isEmpty { return Contents(entries: [], groups: groups) }
+        }
         let spec: JSONValue
         let requests: [NotificationRequest]
         let defaults: [[String]]
@@ -92,7 +113,7 @@ public struct RegionsFile: Sendable {
             }
             entries.append(Entry(identifier: request.identifier, json: item, defaultsApplied: k < defaults.count ? defaults[k] : []))
         }
-        return entries
+        return Contents(entries: entries, groups: groups)
     }
 
     /// Reads the file and brings the host's requests in line with it (see the type's description).
@@ -101,7 +122,19 @@ public struct RegionsFile: Sendable {
         try await apply(read(), to: host, logger: logger)
     }
 
-    /// Brings the host's requests in line with `entries`, read before by `read()`.
+    /// Brings the host's groups and requests in line with `contents`, read before by `read()`. Groups first (a
+    /// request may name one): each group the file defines is set when its members differ from the service's; groups
+    /// defined through the API and not in the file are left alone.
+    @discardableResult
+    public func apply(_ contents: Contents, to host: EngineHost, logger: Logger) async throws -> Summary {
+        let held = await host.groups()
+        for (name, members) in contents.groups.sorted(by: { $0.key < $1.key }) where held[name] != members {
+            _ = try await host.setGroup(name, devices: members)
+        }
+        return try await apply(contents.entries, to: host, logger: logger)
+    }
+
+    /// Brings the host's requests in line with `entries`.
     @discardableResult
     public func apply(_ entries: [Entry], to host: EngineHost, logger: Logger) async throws -> Summary {
         let (pending, delivered) = try host.store.listing()
