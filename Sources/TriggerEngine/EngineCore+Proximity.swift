@@ -19,7 +19,7 @@ extension EngineCore {
             if let subjects { p.named.formUnion(subjects) } else { p.everyoneRules += 1 }
             p.named.formUnion(targets)
             // Cells about as wide as the distance a query reaches, so a query reads a few cells.
-            let cell = region.radius + slots[slot].hysteresis
+            let cell = 2 * (region.radius + slots[slot].hysteresis)
             p.rules.append(.init(slot: Int32(slot), slotGeneration: slotGenerations[slot], radius: region.radius,
                                  maxAge: .init(seconds: region.maxAge), addedAt: slots[slot].addedAt, subjects: subjects,
                                  targets: targets, subjectGrid: MovingPointGrid(cellMetres: cell),
