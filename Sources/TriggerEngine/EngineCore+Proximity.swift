@@ -106,14 +106,33 @@ extension EngineCore {
         // Through the array's buffer: a copy of the whole state for the comparison would be copied again, all of
         // it, at the next change to the state.
         proximity.participants.withUnsafeBufferPointer { parts in ready.sort { ProximityState.precedes($0, $1, parts) } }
-        for e in ready {
-            completeProximityDwells(through: e.time, emit: emit)
-            applyProximity(e, emit: emit)
+        for j in ready.indices {
+            if j + 4 < ready.count { prefetchProximity(ready[j + 4], cells: true) }
+            if j + 2 < ready.count { prefetchProximity(ready[j + 2], cells: false) }
+            completeProximityDwells(through: ready[j].time, emit: emit)
+            applyProximity(ready[j], emit: emit)
         }
         completeProximityDwells(through: limit, emit: emit)
         proximity.released = limit
         ready.removeAll(keepingCapacity: true)
         proximity.ready = ready
+    }
+
+    /// Starts loading the grid cells a queued fix's queries will read (see `MovingPointGrid.prefetch`).
+    @inline(__always)
+    func prefetchProximity(_ e: ProximityState.PendingFix, cells: Bool) {
+        proximity.participants.withUnsafeBufferPointer { parts in
+            for role in parts[Int(e.participant)].roles {
+                let rule = Int(role.rule)
+                let metres = proximity.rules[rule].radius + (e.accuracy ?? 0)
+                if role.subject {
+                    proximity.rules[rule].targetGrid.prefetch(latitude: e.latitude, longitude: e.longitude, metres: metres, cells: cells)
+                }
+                if role.target {
+                    proximity.rules[rule].subjectGrid.prefetch(latitude: e.latitude, longitude: e.longitude, metres: metres, cells: cells)
+                }
+            }
+        }
     }
 
     /// One fix, its moment come: the device's position moves, then every pair it is part of is decided.
