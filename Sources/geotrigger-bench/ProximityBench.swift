@@ -22,7 +22,7 @@ struct ProximityBench: ParsableCommand {
     @Option(help: "Cases to run: fixed-circles, proximity.") var cases: [String] = ["fixed-circles", "proximity"]
 
     func run() throws {
-        var rng = SeededGenerator(seed)
+        var rng = SplitMix64(seed: seed)
         let lat0 = 48.85, lon0 = 2.35
         let per = Geodesy.metresPerDegree(latitude: lat0)
         let half = side * 500

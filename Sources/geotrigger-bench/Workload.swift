@@ -83,8 +83,9 @@ struct Workload {
     }
 }
 
-/// SplitMix64: a tiny deterministic generator, so the engine and the peer see identical data.
-struct SplitMix64 {
+/// SplitMix64: a tiny deterministic generator, so the engine and the peer see identical data (and, as a
+/// `RandomNumberGenerator`, the same workload for a seed in every run).
+struct SplitMix64: RandomNumberGenerator {
     var state: UInt64
     init(seed: UInt64) { state = seed }
     mutating func next() -> UInt64 {
