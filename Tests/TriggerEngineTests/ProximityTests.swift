@@ -175,6 +175,27 @@ import Testing
         #expect(engine.statistics.rejectedTotal == 0)
     }
 
+    /// docs/semantics.md, "Proximity", worked example: late, out-of-order uploads decided as the watermark passes.
+    @Test(arguments: [false, true])
+    func theWorkedExampleOfTheSemanticsPage(customerFirst: Bool) throws {
+        var configuration = TriggerEngine.Configuration(clock: .eventTime)
+        configuration.allowedLateness = 60
+        let engine = TriggerEngine(configuration: configuration)
+        try engine.add(RequestDecoder().decodeRequest(JSONParser.parse(
+            #"{"identifier": "courier", "trigger": {"region": {"type": "proximity", "id": "door", "radius": 100, "targets": {"devices": ["customer"]}}, "dwell": 30, "repeats": true}}"#)))
+        var out: [FiredNotification] = []
+        let inputs = [Self.fix("courier", 0, east: 800), Self.fix("customer", 5, east: 0), Self.fix("courier", 60, east: 50)]
+        for f in customerFirst ? [inputs[1], inputs[0], inputs[2]] : inputs { engine.process(f) { out.append($0) } }
+        #expect(out.isEmpty && engine.pendingProximityInputs == 3)
+        engine.process(Self.fix("third", 180, east: 9_000)) { out.append($0) }
+        // The watermark is at 60 s (the courier), less 60 s: only the courier's first fix is decided.
+        #expect(out.isEmpty && engine.pendingProximityInputs == 3)
+        engine.process(Self.fix("fourth", 180, east: 9_500)) { out.append($0) }
+        #expect(Self.summary(out) == ["courier entry customer @90"])
+        #expect(out.first?.nearby.map { abs($0.distance - 50) < 0.01 } == true)
+        #expect(out.first?.fix?.timestamp == Self.t0 + .init(seconds: 60))
+    }
+
     @Test func requestsRefuseBadProximityFields() throws {
         func refusal(_ region: String, _ extra: String = "") -> String? {
             let json = #"{"identifier":"x","trigger":{"region":{"type":"proximity","id":"z",\#(region)}\#(extra)}}"#
