@@ -56,6 +56,8 @@ extension Decision {
 
     static func metres(_ m: Double) -> String {
         guard m.isFinite else { return "\(m) m" }
+        // Beyond any distance on Earth (a fix may claim an accuracy of 1e38 m): no whole number of km fits an Int.
+        if abs(m) >= 1e15 { return "\(m / 1000) km" }
         if abs(m) >= 10_000 { return "\(Int((m / 1000).rounded())) km" }
         if abs(m) >= 1000 { return "\(Double(Int((m / 100).rounded())) / 10) km" }
         if abs(m) >= 10 || m == m.rounded() { return "\(Int(m.rounded())) m" }

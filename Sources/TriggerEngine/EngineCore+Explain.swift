@@ -13,7 +13,10 @@ extension EngineCore {
         e.time = time
         e.a = a
         e.b = b
-        e.accuracy = accuracy.map { Float32($0) } ?? .nan
+        // Within Float32's range: an accuracy beyond it (a fix may claim 1e300 m) would read back as infinity, which
+        // JSON cannot carry.
+        let largest = Double(Float32.greatestFiniteMagnitude)
+        e.accuracy = accuracy.map { $0.isNaN ? .nan : Float32(min(largest, max(-largest, $0))) } ?? .nan
         e.code = ExplainEntry.code(of: rejection)
         explain.currentDevice = rejection == nil ? d : -1
         append(e, device: d, ring: r)

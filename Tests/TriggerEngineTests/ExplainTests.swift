@@ -1,3 +1,4 @@
+import JSON
 import Testing
 import TestSupport
 @testable import TriggerEngine
@@ -37,6 +38,20 @@ import TestSupport
         x = try Self.last(h, "d", "c")
         #expect(x.outcome == .unchanged && !x.fired)
         #expect(x.reason.contains("already inside"))
+    }
+
+    /// Found by schemathesis: an accuracy beyond Float32's range was kept as infinity and written as JSON null.
+    @Test func anEnormousAccuracyIsReportedAsANumber() throws {
+        let h = Self.harness()
+        try h.circle("c", lat: 0, lon: 0, radius: 100)
+        _ = h.fix("d", 0, 0.01, 0, accuracy: 1e300)
+        let e = try #require(h.engine.explain(device: "d", request: nil))
+        let accuracy = try #require(e.inputs.last?.horizontalAccuracy)
+        #expect(accuracy.isFinite && accuracy > 1e38)
+        var w = JSONWriter()
+        e.write(into: &w)
+        let text = String(decoding: w.bytes, as: UTF8.self)
+        #expect(!text.contains("null"), "\(text)")
     }
 
     @Test func aCoarseFixIsUncertainAndTheStateHolds() throws {
