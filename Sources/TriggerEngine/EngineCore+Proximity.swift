@@ -145,7 +145,6 @@ extension EngineCore {
         proximity.participants[Int(p)].longitude = e.longitude
         proximity.participants[Int(p)].accuracy = e.accuracy
         let ecef = Geodesy.ECEF(Coordinate(latitude: e.latitude, longitude: e.longitude))
-        proximity.participants[Int(p)].ecef = ecef
         proximity.hot[Int(p)].ecef = ecef
         proximity.hot[Int(p)].time = e.time
         proximity.hot[Int(p)].accuracy = accuracy
@@ -173,7 +172,7 @@ extension EngineCore {
         let g = slots[Int(slot)]
         let myAccuracy = proximity.participants[Int(p)].accuracy ?? 0
         let myLatitude = proximity.participants[Int(p)].latitude, myLongitude = proximity.participants[Int(p)].longitude
-        let myECEF = proximity.participants[Int(p)].ecef
+        let myECEF = proximity.hot[Int(p)].ecef
         // A position less accurate than the request allows decides none of its pairs (SPEC maximumAccuracy).
         if myAccuracy > g.maximumAccuracy { return }
         proximity.visit &+= 1
@@ -367,7 +366,7 @@ extension EngineCore {
         let fix = FixSnapshot(timestamp: s.time, latitude: s.latitude, longitude: s.longitude, horizontalAccuracy: s.accuracy)
         let nearby = NearbySnapshot(device: t.name, timestamp: t.time, latitude: t.latitude, longitude: t.longitude,
                                     horizontalAccuracy: t.accuracy,
-                                    distance: Geodesy.arc(chord: s.ecef.chordSquared(to: t.ecef).squareRoot()))
+                                    distance: proximity.distance(key.subject, key.target))
         emit(FiredNotification(.init(plan: plan, device: s.name, event: event, firedAt: time, ordinal: ordinal,
                                      fix: fix, beacon: nil, nearby: nearby)))
         statistics.notifications += 1
@@ -392,7 +391,7 @@ extension EngineCore {
             }
             out.append(ProximityPairStatus(request: c.request.identifier, regionID: c.request.trigger.region.id,
                                            subject: s.name, target: t.name, phase: phase, since: pair.since,
-                                           distance: Geodesy.arc(chord: s.ecef.chordSquared(to: t.ecef).squareRoot()),
+                                           distance: proximity.distance(key.subject, key.target),
                                            dwellUntil: pair.phase == .entering ? pair.dwellDeadline : nil))
         }
         return out.sorted { ($0.request, $0.subject, $0.target) < ($1.request, $1.subject, $1.target) }

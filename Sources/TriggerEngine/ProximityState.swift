@@ -15,7 +15,6 @@ struct ProximityState {
         var latitude = 0.0
         var longitude = 0.0
         var accuracy: Double?
-        var ecef = Geodesy.ECEF(x: 0, y: 0, z: 0)
         /// Inputs queued so far: orders one device's inputs of equal time as they arrived.
         var sequence: UInt32 = 0
         /// The rules it takes part in (rebuilt with the rules).
@@ -31,7 +30,7 @@ struct ProximityState {
         var hasPosition: Bool { time > .distantPast }
     }
 
-    /// What a candidate's test reads, one record of 48 bytes per participant: with many devices each candidate is
+    /// What a candidate's test reads, one record of 56 bytes per participant: with many devices each candidate is
     /// a cache miss, and the participant record spans several lines.
     struct Hot {
         var ecef = Geodesy.ECEF(x: 0, y: 0, z: 0)
@@ -174,6 +173,11 @@ struct ProximityState {
         for side in [key.subject, key.target] {
             if let k = participants[Int(side)].pairs.firstIndex(where: { $0.key == key }) { participants[Int(side)].pairs[k].phase = phase }
         }
+    }
+
+    /// Metres between two participants' newest decided positions (their Earth-centred positions are in `hot`).
+    func distance(_ a: Int32, _ b: Int32) -> Double {
+        Geodesy.arc(chord: hot[Int(a)].ecef.chordSquared(to: hot[Int(b)].ecef).squareRoot())
     }
 
     /// Whether `name`'s inputs matter to any rule.

@@ -67,9 +67,9 @@ extension TriggerEngine {
                 q.sequence = try r.u32()
                 q.lastFiring = try r.timestamp()
                 q.firingOrdinal = try r.u32()
-                q.ecef = Geodesy.ECEF(Coordinate(latitude: q.latitude, longitude: q.longitude))
                 p.participants.append(q)
-                p.hot.append(.init(ecef: q.ecef, time: q.time, accuracy: q.accuracy ?? 0))
+                p.hot.append(.init(ecef: Geodesy.ECEF(Coordinate(latitude: q.latitude, longitude: q.longitude)), time: q.time,
+                                   accuracy: q.accuracy ?? 0))
                 p.participantIndex[name] = Int32(k)
             }
             for _ in 0..<Int(try r.u32()) {
