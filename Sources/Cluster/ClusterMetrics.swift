@@ -9,6 +9,10 @@ struct ClusterMetrics: Sendable {
     let checkpoints = Counter(label: "geotrigger_cluster_checkpoints_total")
     let checkpointSeconds = Timer(label: "geotrigger_cluster_checkpoint_seconds")
     let partitionRestarts = Counter(label: "geotrigger_cluster_partition_restarts_total")
+    /// JetStream: input consumers found stalled or skipping (each restarts its partition from a checkpoint).
+    let consumersLost = Counter(label: "geotrigger_cluster_input_consumers_lost_total")
+    /// JetStream: inputs a partition's stream no longer held when its owner came to read them (removed by an operator).
+    let inputsAbsent = Counter(label: "geotrigger_cluster_inputs_absent_total")
     let owned = Gauge(label: "geotrigger_cluster_owned_partitions")
     let suppressedOnce = Counter(label: "geotrigger_cluster_suppressed_once_total")
     let leaseLosses = Counter(label: "geotrigger_cluster_lease_losses_total")

@@ -131,6 +131,32 @@ extension NATSConnection {
         try check("purge \(subject) of \(stream) but the newest \(keep)", js_PurgeStream(jetStream, stream, &options, &code), code)
     }
 
+    /// The names of `stream`'s consumers (an operator's view; the tests remove them as a server loss would).
+    public func consumerNames(stream: String) throws(NATSError) -> [String] {
+        var list: UnsafeMutablePointer<jsConsumerNamesList>?
+        var code = jsErrCode(rawValue: 0)
+        let status = js_ConsumerNames(&list, jetStream, stream, nil, &code)
+        if status == NATS_NOT_FOUND { return [] }
+        try check("consumer names of \(stream)", status, code)
+        defer { jsConsumerNamesList_Destroy(list) }
+        return (0..<Int(list!.pointee.Count)).compactMap { list!.pointee.List[$0].map { String(cString: $0) } }
+    }
+
+    /// The name of the server hosting `consumer` of `stream` (nil when the server does not say).
+    public func consumerLeader(stream: String, consumer: String) throws(NATSError) -> String? {
+        var info: UnsafeMutablePointer<jsConsumerInfo>?
+        var code = jsErrCode(rawValue: 0)
+        try check("consumer info of \(consumer) of \(stream)", js_GetConsumerInfo(&info, jetStream, stream, consumer, nil, &code), code)
+        defer { jsConsumerInfo_Destroy(info) }
+        return info!.pointee.Cluster?.pointee.Leader.map { String(cString: $0) }
+    }
+
+    /// Deletes `consumer` of `stream`.
+    public func deleteConsumer(stream: String, consumer: String) throws(NATSError) {
+        var code = jsErrCode(rawValue: 0)
+        try check("delete consumer \(consumer) of \(stream)", js_DeleteConsumer(jetStream, stream, consumer, nil, &code), code)
+    }
+
     /// The sequence of the newest message in `stream` (0 when it is empty).
     public func lastSequence(stream: String) throws(NATSError) -> UInt64 {
         var info: UnsafeMutablePointer<jsStreamInfo>?

@@ -15,7 +15,7 @@ import TriggerEngine
 @Suite(.serialized) struct ClusterFailoverTests {
     static var available: Bool { NATSCluster.available && FileManager.default.isExecutableFile(atPath: BuiltBinary.geotrigger.path) }
 
-    @Test(.enabled(if: ClusterFailoverTests.available, "nats-server is not installed (Tools/setup.sh --tests)"), .timeLimit(.minutes(5)))
+    @Test(.enabled(if: ClusterFailoverTests.available, "nats-server is not installed (Tools/setup.sh --tests)"), .timeLimit(.minutes(10)))
     func killedInstanceAndKilledLeaderLoseNothingAndAddNothing() async throws {
         let cluster = try NATSCluster()
         let directory = cluster.directory
@@ -96,28 +96,6 @@ import TriggerEngine
         try await Self.waitUntilOwned(instances, what: "every partition owned after the meta leader's restart")
         report("meta leader restarted", overlap)
 
-        // Everything evaluated: the notification stream stops growing.
-        let reader = try NATSConnection(servers: cluster.servers, name: "test reader")
-        var last: UInt64 = 0, stableSince = ContinuousClock.now
-        let deadline = ContinuousClock.now + .seconds(90)
-        while ContinuousClock.now < deadline {
-            // A stream whose leader is still being elected after the meta leader's restart answers late: asked again.
-            guard let n = try? reader.lastSequence(stream: names.notificationsStream) else {
-                try await Task.sleep(for: .milliseconds(250))
-                continue
-            }
-            if n != last { last = n; stableSince = .now }
-            if ContinuousClock.now - stableSince > .seconds(8) { break }
-            try await Task.sleep(for: .milliseconds(250))
-        }
-        var read: [StoredMessage]?
-        try await Self.eventually("the notification stream read") {
-            read = try? reader.messages(stream: names.notificationsStream, subject: names.notificationsWildcard)
-            return read != nil
-        }
-        let stored = read ?? []
-        let clusterLines = Self.notificationLines(stored)
-
         // The single-instance run of the same input.
         let requestsFile = directory.appendingPathComponent("requests.json"), fixesFile = directory.appendingPathComponent("fixes.ndjson")
         try workload.requestsJSON.write(to: requestsFile, atomically: true, encoding: .utf8)
@@ -125,8 +103,19 @@ import TriggerEngine
         let replay = try BuiltBinary.output(["replay", requestsFile.path, fixesFile.path])
         #expect(replay.status == 0)
         let single = replay.stdout.split(separator: "\n").map(String.init)
-        print("cluster failover: \(clusterLines.count) notifications in the stream, \(single.count) from a single-instance replay")
         #expect(single.count > 2000, "the workload fires too little to test anything: \(single.count)")
+
+        // Everything evaluated: bound by work, the stream holds as many notifications as the single run (a lost one
+        // then shows as an extra one, a stalled partition as the time limit). What the stream holds when the wait
+        // gives up is compared all the same, so a failure says which notifications are missing.
+        let reader = try NATSConnection(servers: cluster.servers, name: "test reader")
+        var clusterLines: [String] = []
+        _ = await TestSupport.eventually(timeout: .seconds(300), every: .milliseconds(500)) {
+            guard let stored = Self.wholeStream(reader, names: names) else { return false }
+            clusterLines = Self.notificationLines(stored)
+            return clusterLines.count >= single.count
+        }
+        print("cluster failover: \(clusterLines.count) notifications in the stream, \(single.count) from a single-instance replay")
 
         // Every acknowledged fix must be in its partition's input stream: a notification lost because its input
         // never reached the log is the ingest path's failure, not the owners'; this says which.
@@ -137,6 +126,10 @@ import TriggerEngine
         }
         let absent = absentRead ?? [:]
         #expect(absent.isEmpty, "acknowledged fixes absent from the input streams (partition: steps): \(absent)")
+
+        // Owners that found their input consumer stalled or skipping and started over (printed, not asserted on).
+        let stalls = instances.flatMap { i in i.log.split(separator: "\n").filter { $0.contains("its consumer delivered nothing") || $0.contains("consumer skipped") } }
+        print("cluster failover: \(stalls.count) input consumers found stalled or skipping\(stalls.isEmpty ? "" : ": " + stalls.joined(separator: "\n"))")
 
         let comparison = try NotificationComparison(cluster: clusterLines, single: single)
         let (lost, extra) = (comparison.lost, comparison.extra)
@@ -243,6 +236,15 @@ import TriggerEngine
     /// The notifications in the stream's messages: each message holds the lines one input fired.
     static func notificationLines(_ stored: [StoredMessage]) -> [String] {
         stored.flatMap { String(decoding: $0.data, as: UTF8.self).split(separator: "\n").map(String.init) }
+    }
+
+    /// Every message of the notification stream, or nil when the read did not return each of sequences 1...last
+    /// (a reader's consumer that lost some on the way, or a stream whose leader is still being elected).
+    static func wholeStream(_ reader: NATSConnection, names: ClusterNames) -> [StoredMessage]? {
+        guard let last = try? reader.lastSequence(stream: names.notificationsStream),
+              let stored = try? reader.messages(stream: names.notificationsStream, subject: names.notificationsWildcard),
+              stored.prefix(Int(last)).map(\.sequence).elementsEqual(1..<last + 1) else { return nil }
+        return stored
     }
 
     /// The workload's fixes that no message of their partition's input stream holds, as partition → the steps

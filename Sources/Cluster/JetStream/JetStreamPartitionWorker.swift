@@ -110,6 +110,8 @@ final class JetStreamPartitionWorker: @unchecked Sendable {
         var changedSinceCheckpoint = false
         var writer = ByteWriter(capacity: 64)
         var notifications: [UInt8] = []
+        var freshConsumer = true
+        var quietSince: ContinuousClock.Instant?
         while true {
             eachRound?(partition)
             if configuration.wallClock, ContinuousClock.now - lastTick >= .seconds(1) {
@@ -129,7 +131,9 @@ final class JetStreamPartitionWorker: @unchecked Sendable {
                 return
             case .running: break
             }
-            for message in try consumer.fetch(512, timeout: .milliseconds(200)) where message.sequence > inputSequence {
+            let batch = try consumer.fetch(512, timeout: .milliseconds(200))
+            try checkDelivery(batch, after: inputSequence, fresh: &freshConsumer, quietSince: &quietSince, connection)
+            for message in batch where message.sequence > inputSequence {
                 // The notifications one input fires go out together, a line each, in messages of at most
                 // `notificationBytes` whose ids are the input's place in the log and the message's index: a takeover
                 // that evaluates the input again fires the same lines, and the duplicate window drops the repeats.
@@ -165,6 +169,48 @@ final class JetStreamPartitionWorker: @unchecked Sendable {
             }
         }
     }
+
+    /// The consumer reads without acknowledgements from a server that can lose it (an ephemeral consumer lives on one
+    /// node: a node's restart or a new meta leader can drop it, or drop what it had sent). Then fetches time out as if
+    /// nothing were new, or it goes on past inputs it never delivered. Either would lose acknowledged inputs in
+    /// silence, so both end the tenure: it starts over from the newest checkpoint through a new consumer.
+    /// - A batch that does not continue from `inputSequence` skipped inputs. The input stream has no limits, so its
+    ///   sequences have no holes: only a fresh consumer's first message may start past it (an operator removed
+    ///   messages), which is reported and counted, since no new consumer could read them.
+    /// - After `stallProbe` of empty fetches, the stream is asked for its newest sequence: one past `inputSequence`
+    ///   means the consumer has inputs it does not deliver.
+    private func checkDelivery(_ batch: [StoredMessage], after inputSequence: UInt64, fresh: inout Bool,
+                               quietSince: inout ContinuousClock.Instant?, _ connection: NATSConnection) throws {
+        guard let first = batch.first(where: { $0.sequence > inputSequence }) else {
+            guard batch.isEmpty else { return }
+            let since = quietSince ?? .now
+            quietSince = since
+            guard ContinuousClock.now - since >= Self.stallProbe else { return }
+            quietSince = .now
+            // A stream still electing its leader does not answer: asked again after the next quiet spell.
+            guard let last = try? connection.lastSequence(stream: names.inputStream(partition)), last > inputSequence else { return }
+            metrics.consumersLost.increment()
+            throw ClusterError.unavailable("the input stream holds up to \(last), its consumer delivered nothing past \(inputSequence) for \(Self.stallProbe)")
+        }
+        quietSince = nil
+        defer { fresh = false }
+        var expected = inputSequence + 1
+        for message in batch where message.sequence > inputSequence {
+            if message.sequence != expected {
+                guard fresh, message.sequence == first.sequence else {
+                    metrics.consumersLost.increment()
+                    throw ClusterError.unavailable("the input consumer skipped \(expected)...\(message.sequence - 1)")
+                }
+                metrics.inputsAbsent.increment(by: Int64(message.sequence - expected))
+                logger.error("inputs absent from the partition's log (removed from its stream), skipped", metadata: [
+                    "from": "\(expected)", "to": "\(message.sequence - 1)"])
+            }
+            expected = message.sequence + 1
+        }
+    }
+
+    /// How long fetches may come back empty before the stream is asked whether there was anything to deliver.
+    static let stallProbe: Duration = .seconds(2)
 
     /// The most bytes of notification lines in one message: half of nats-server's default largest message.
     static let notificationBytes = 512 << 10
