@@ -72,31 +72,34 @@ extension NATSConnection {
     }
 
     /// Queues a publish without waiting for its acknowledgement (nats.c keeps up to 4,096 in flight);
-    /// `waitForAsyncPublishes` says whether every one since the last wait was stored.
-    public func publishAsync(subject: String, data: UnsafeRawBufferPointer, messageId: String?) throws(NATSError) {
+    /// `waitForAsyncPublishes` says which since the last wait were stored. `messageId` (`Nats-Msg-Id`) must be unique
+    /// within the stream's duplicate window unless the message is meant as a repeat: it is how the answer is matched.
+    public func publishAsync(subject: String, data: UnsafeRawBufferPointer, messageId: String) throws(NATSError) {
         var options = jsPubOptions()
         jsPubOptions_Init(&options)
-        let id: UnsafeMutablePointer<CChar>? = messageId.flatMap { strdup($0) }
+        let id = strdup(messageId)
         defer { free(id) }
-        options.MsgId = id.map { UnsafePointer($0) }
+        options.MsgId = UnsafePointer(id)
         try check("publish to \(subject)", js_PublishAsync(jetStream, subject, data.baseAddress, Int32(data.count), &options))
-        asyncFailures.published.add(1, ordering: .relaxed)
+        acknowledgements.published(messageId)
     }
 
-    /// Waits until every asynchronous publish is answered; returns how many since the last successful call were not
-    /// acknowledged (refused, timed out, or dropped: 0 means all stored). `.timeout` when some are still unanswered
-    /// after `timeout`: the counts are then kept, since the late answers still come, so a caller that goes on with
-    /// this connection is not told that later publishes were stored when some were not. One caller at a time per
-    /// connection.
-    public func waitForAsyncPublishes(timeout: Duration) throws(NATSError) -> Int {
+    /// Waits until every asynchronous publish is answered; then says which of those since the last wait were not
+    /// acknowledged (0 missing: all stored). `.timeout` when some are still unanswered after `timeout`: that round is
+    /// given up (its caller fails it) and answers that come later are ignored. One caller at a time per connection.
+    public func waitForAsyncPublishes(timeout: Duration) throws(NATSError) -> AsyncPublishOutcome {
         var options = jsPubOptions()
         jsPubOptions_Init(&options)
         options.MaxWait = timeout.milliseconds
         let status = js_PublishAsyncComplete(jetStream, &options)
+        let outcome = acknowledgements.settle()
         try check("wait for asynchronous publishes", status)
-        let published = asyncFailures.published.exchange(0, ordering: .relaxed)
-        let acknowledged = asyncFailures.acknowledged.exchange(0, ordering: .relaxed)
-        return published - acknowledged
+        return outcome
+    }
+
+    /// Forgets the publishes since the last wait (a round that failed before its wait): their answers are ignored.
+    public func abandonAsyncPublishes() {
+        _ = acknowledgements.settle()
     }
 
     /// The message at `sequence` of `stream`; `.notFound` when there is none (deleted, purged or not yet written).

@@ -17,8 +17,8 @@ public final class NATSConnection: @unchecked Sendable {
     public let servers: [String]
     /// How long a JetStream API call or a publish waits for its answer.
     public let apiWait: Duration
-    /// Asynchronous publishes JetStream refused or never acknowledged, counted by nats.c's error callback.
-    let asyncFailures = AsyncFailures()
+    /// Asynchronous publishes and JetStream's answers to them, by message id.
+    let acknowledgements = AsyncAcknowledgements()
 
     /// Connects to the first reachable server of `servers` (`nats://host:port`).
     /// - Parameters:
@@ -52,14 +52,20 @@ public final class NATSConnection: @unchecked Sendable {
         jsOptions_Init(&jsOptions)
         jsOptions.Wait = apiWait.milliseconds
         jsOptions.PublishAsync.MaxPending = 4096
-        // Every asynchronous publish is counted when JetStream answers it: a checkpoint compares the acknowledged
-        // count with the published one, so a message nats.c dropped without calling back is noticed too.
+        // Every asynchronous publish carries a message id, and each positive answer is noted under it: a wait then
+        // checks its own publishes one by one, so an answer that comes late, for a publish an earlier wait gave up
+        // on, is never taken for one of this round's (counts of publishes and answers could be).
         jsOptions.PublishAsync.AckHandler = { _, msg, ack, _, closure in
-            let counts = Unmanaged<AsyncFailures>.fromOpaque(closure!).takeUnretainedValue()
-            if ack != nil { counts.acknowledged.add(1, ordering: .relaxed) }
+            let acknowledgements = Unmanaged<AsyncAcknowledgements>.fromOpaque(closure!).takeUnretainedValue()
+            if let ack, let msg {
+                var value: UnsafePointer<CChar>?
+                if natsMsgHeader_Get(msg, "Nats-Msg-Id", &value) == NATS_OK, let value {
+                    acknowledgements.stored(String(cString: value), sequence: ack.pointee.Sequence)
+                }
+            }
             natsMsg_Destroy(msg)
         }
-        jsOptions.PublishAsync.AckHandlerClosure = Unmanaged.passUnretained(asyncFailures).toOpaque()
+        jsOptions.PublishAsync.AckHandlerClosure = Unmanaged.passUnretained(acknowledgements).toOpaque()
         let s = natsConnection_JetStream(&js, nc, &jsOptions)
         guard s == NATS_OK, let js else {
             natsConnection_Destroy(nc)
@@ -101,7 +107,38 @@ extension Duration {
 }
 
 /// Asynchronous publishes made and acknowledged (nats.c's callback runs on its own thread).
-final class AsyncFailures: Sendable {
-    let published = Atomic<Int>(0)
-    let acknowledged = Atomic<Int>(0)
+final class AsyncAcknowledgements: Sendable {
+    private struct State {
+        /// The ids published since the last wait, in order.
+        var published: [String] = []
+        /// Positive answers not yet taken by a wait: id → stream sequence.
+        var stored: [String: UInt64] = [:]
+    }
+    private let state = Mutex(State())
+
+    func published(_ id: String) { state.withLock { $0.published.append(id) } }
+
+    func stored(_ id: String, sequence: UInt64) { state.withLock { $0.stored[id] = sequence } }
+
+    /// This round's publishes: how many have no positive answer, and where the others were stored. Forgets the
+    /// round, and answers left over from rounds given up on.
+    func settle() -> AsyncPublishOutcome {
+        state.withLock { s in
+            var outcome = AsyncPublishOutcome()
+            for id in s.published {
+                if let sequence = s.stored.removeValue(forKey: id) { outcome.stored.append((id, sequence)) } else { outcome.missing += 1 }
+            }
+            s.published.removeAll(keepingCapacity: true)
+            s.stored.removeAll()
+            return outcome
+        }
+    }
+}
+
+/// What a wait for asynchronous publishes found.
+public struct AsyncPublishOutcome: Sendable {
+    /// Publishes of the round JetStream did not acknowledge (refused, timed out, or dropped).
+    public var missing = 0
+    /// The acknowledged ones: message id and stream sequence.
+    public var stored: [(id: String, sequence: UInt64)] = []
 }

@@ -16,7 +16,7 @@ final class ServeInstance: @unchecked Sendable {
         self.directory = directory
         port = try LoopbackPort.free()
         logFile = directory.appendingPathComponent("\(name).log")
-        arguments = ["--journal", journal, "--instance", name, "--listen", "127.0.0.1:\(port)", "--log-level", "notice"] + extra
+        arguments = ["--journal", journal, "--instance", name, "--listen", "127.0.0.1:\(port)", "--log-level", ProcessInfo.processInfo.environment["GEOTRIGGER_TEST_LOG_LEVEL"] ?? "notice"] + extra
     }
 
     var isRunning: Bool { process?.process.isRunning ?? false }

@@ -28,7 +28,7 @@ extension ClusterNode {
             JetStreamRequestsReader(consumer: try PullConsumer(connection: connection, stream: names.requestsStream, subject: names.requestsSubject,
                                                                from: sequence))
         }
-        let gateway = ClusterGateway(log: JetStreamInputLog(connection: connection, names: names, partitions: configuration.partitions),
+        let gateway = ClusterGateway(log: JetStreamInputLog(connection: connection, names: names, partitions: configuration.partitions, logger: logger),
                                      requests: requests, logger: logger)
         let leases = JetStreamLeases(configuration: configuration, names: names, requests: requests, metrics: metrics, logger: logger)
         return (gateway, leases)

@@ -240,7 +240,7 @@ final class JetStreamPartitionWorker: @unchecked Sendable {
     /// Once every notification published so far is acknowledged, stores the state: a checkpoint never covers a
     /// notification that could still be lost.
     private func checkpoint(_ engine: PartitionEngine, _ input: UInt64, _ requests: UInt64, _ connection: NATSConnection) throws {
-        let failed = try connection.waitForAsyncPublishes(timeout: configuration.workerCallBound)
+        let failed = try connection.waitForAsyncPublishes(timeout: configuration.workerCallBound).missing
         guard failed == 0 else { throw ClusterError.unavailable("\(failed) notifications were not stored") }
         // The wait may have outlived the lease: a checkpoint written now would be fenced anyway, so none is tried.
         try checkFence()
