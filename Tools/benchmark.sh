@@ -8,7 +8,8 @@
 #      points (Tools/bench/notify_dense.py); and that replay's `--report` page at 457k fixes (size, time, Chromium
 #      rendering it; Tools/bench/report_scale.py);
 #   3. btsnoop decoding: 1M advertising reports through `geotrigger scan --btsnoop`;
-#   4. `geotrigger serve` HTTP ingest: NDJSON batches of 1,000 fixes from 4 connections (Tools/bench/http_ingest.py).
+#   4. `geotrigger serve` HTTP ingest: NDJSON batches of 1,000 fixes from 4 connections (Tools/bench/http_ingest.py),
+#      then serve/replay as the median of five such runs, each printed (Tools/bench/serve_ratio.py, issue 49).
 #   5. delivery: the outbox drained to a local webhook and to a local mosquitto (notifications/s) and its added
 #      latency at a steady 5,000/s (p50/p99);
 #   6. scale-out: 1, 2 and 3 `serve --journal nats://…` instances over a 3-node JetStream cluster started here
@@ -120,6 +121,9 @@ echo "# serve: HTTP ingest, NDJSON batches of 1,000 fixes, 4 connections" | tee 
 # by 0.05 between runs of the same binary.
 batches=500; [ "${QUICK:-0}" = 1 ] && batches=20
 /usr/bin/python3 Tools/bench/http_ingest.py --bin $bin/geotrigger --connections 4 --batches "$batches" --postgis | tee -a "$results"
+echo "# serve/replay, the median of five whole runs (issue 49), each printed" | tee -a "$results"
+runs=5; [ "${QUICK:-0}" = 1 ] && runs=3
+/usr/bin/python3 Tools/bench/serve_ratio.py --bin $bin/geotrigger --runs "$runs" --batches "$batches" --connections 4 | tee -a "$results"
 fi
 
 if [[ $sections == *" delivery "* ]]; then

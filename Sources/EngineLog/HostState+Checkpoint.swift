@@ -35,13 +35,16 @@ extension HostState {
         var r = ByteReader(body)
         guard try r.u8() == Self.checkpointVersion else { throw PersistenceError(device: "", reason: "unknown checkpoint version") }
         let requests = Int(try r.u32())
-        for _ in 0..<requests {
-            let json = try r.string()
-            let state = TriggerEngine.RequestState(revision: try r.u64(), firings: try r.u64(), addedGeneration: try r.u64(),
-                                                   addedAt: try r.timestamp())
-            let request = try decoder.decodeRequest(jsonText: json)
-            try engine.restore(request, state: state)
-            requestJSON[request.identifier] = json
+        // One batch: the region index is built once at its end, not grown (and rebuilt) request by request.
+        try engine.addingInBatch {
+            for _ in 0..<requests {
+                let json = try r.string()
+                let state = TriggerEngine.RequestState(revision: try r.u64(), firings: try r.u64(), addedGeneration: try r.u64(),
+                                                       addedAt: try r.timestamp())
+                let request = try decoder.decodeRequest(jsonText: json)
+                try engine.restore(request, state: state)
+                requestJSON[request.identifier] = json
+            }
         }
         let delivered = Int(try r.u32())
         for _ in 0..<delivered {
