@@ -42,6 +42,12 @@ public final class HostState {
         var out = Outcome()
         switch input {
         case .requests(let text):
+            // The journal's own text (compact, written by this host): read from the bytes, each request's text cut
+            // from them, the tree only where the byte reader gives up (then it also gives the error).
+            var bytes = text
+            if let decoded = bytes.withUTF8({ decoder.decodeRequestsWithTexts(bytes: UnsafeRawBufferPointer($0)) }) {
+                return applyRequests(decoded.requests, texts: decoded.texts, isArray: decoded.isArray)
+            }
             do {
                 let json = try JSONParser.parse(text)
                 let requests = try decoder.decodeRequests(json)
@@ -95,8 +101,15 @@ public final class HostState {
     /// where `json`'s first item is in the body it is a piece of, for an error's path.
     public func applyRequests(_ requests: [NotificationRequest], json: JSONValue, texts: [String]? = nil,
                               firstIndex: Int = 0) -> Outcome {
-        var out = Outcome()
         let items: [JSONValue] = json.arrayValue ?? [json]
+        return applyRequests(requests, texts: texts ?? requests.indices.map { items[$0].jsonText }, isArray: json.arrayValue != nil,
+                             firstIndex: firstIndex)
+    }
+
+    /// `applyRequests(_:json:texts:firstIndex:)` with each request's JSON text given; `isArray`: whether the body was an
+    /// array (an error's path then names the entry).
+    public func applyRequests(_ requests: [NotificationRequest], texts: [String], isArray: Bool, firstIndex: Int = 0) -> Outcome {
+        var out = Outcome()
         // Where each identifier's row is in `saved`: a request named twice keeps one row, found without a scan
         // (a scan per request made a body of many requests quadratic).
         var savedAt: [String: Int] = [:]
@@ -105,7 +118,7 @@ public final class HostState {
                 do throws(RequestError) {
                     let outcome = try engine.add(r)
                     out.added.append((r.identifier, outcome == .added ? .added : .replaced))
-                    let text = texts?[k] ?? items[k].jsonText
+                    let text = texts[k]
                     requestJSON[r.identifier] = text
                     deliveredJSON.removeValue(forKey: r.identifier)
                     if let state = engine.state(ofRequest: r.identifier) {
@@ -117,7 +130,7 @@ public final class HostState {
                     }
                 } catch {
                     var e = error
-                    e.path = json.arrayValue == nil ? e.path : "[\(firstIndex + k)].\(e.path)"
+                    e.path = isArray ? "[\(firstIndex + k)].\(e.path)" : e.path
                     out.requestError = e
                     break
                 }

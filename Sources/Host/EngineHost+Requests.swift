@@ -29,11 +29,23 @@ extension EngineHost {
         let requests: [NotificationRequest]
         do {
             requests = try RequestDecoder().requests(of: converted)
+        } catch { throw .invalidRequest(error) }
+        guard let items = converted.json.arrayValue else {
+            return try await add(decoded: requests, texts: [converted.json.jsonText], isArray: false)
+        }
+        return try await add(decoded: requests, texts: requests.indices.map { items[$0].jsonText }, isArray: true)
+    }
+
+    /// Adds requests already decoded, each with its JSON text (as the listing and the journal keep it): the path of
+    /// a body the byte reader read whole (`RequestDecoder.decodeRequestsWithTexts`), with no tree. `isArray`: the
+    /// body was an array (a one-object body is one request whose text is the record's).
+    public nonisolated func add(decoded requests: [NotificationRequest], texts: [String], isArray: Bool) async throws(HostError)
+        -> [(identifier: String, result: AddResult)] {
+        do {
             for r in requests { try RequestDecoder.checkNotificationSize(r) }
         } catch { throw .invalidRequest(error) }
-        guard let items = converted.json.arrayValue, items.count == requests.count else {
-            let outcome = try await applyPiece(requests, json: converted.json, texts: nil, text: converted.json.jsonText,
-                                               firstIndex: 0)
+        guard isArray else {
+            let outcome = try await applyPiece(requests, texts: texts, isArray: false, text: texts.first ?? "null", firstIndex: 0)
             try await acknowledgeable(outcome.end)
             if let e = outcome.requestError { throw .invalidRequest(e) }
             return outcome.added
@@ -42,13 +54,12 @@ extension EngineHost {
         added.reserveCapacity(requests.count)
         var start = 0
         repeat {
-            let end = min(items.count, start + Self.requestsPerRecord)
-            let texts = items[start..<end].map(\.jsonText)
-            let text = "[" + texts.joined(separator: ",") + "]"
-            let outcome = try await applyPiece(Array(requests[start..<end]), json: .array(Array(items[start..<end])),
-                                               texts: texts, text: text, firstIndex: start)
+            let end = min(requests.count, start + Self.requestsPerRecord)
+            let piece = Array(texts[start..<end])
+            let text = "[" + piece.joined(separator: ",") + "]"
+            let outcome = try await applyPiece(Array(requests[start..<end]), texts: piece, isArray: true, text: text, firstIndex: start)
             added += outcome.added
-            if end == items.count || outcome.requestError != nil {
+            if end == requests.count || outcome.requestError != nil {
                 try await acknowledgeable(outcome.end)
                 if let e = outcome.requestError { throw .invalidRequest(e) }
                 return added
@@ -69,11 +80,11 @@ extension EngineHost {
 
     /// One piece of a body applied and handed to the journal, on the engine's thread; returns the position its
     /// durability must reach.
-    private func applyPiece(_ requests: [NotificationRequest], json: JSONValue, texts: [String]?, text: String,
+    private func applyPiece(_ requests: [NotificationRequest], texts: [String], isArray: Bool, text: String,
                             firstIndex: Int) throws(HostError)
         -> (end: UInt64, added: [(identifier: String, result: AddResult)], requestError: RequestError?) {
         try checkHealthy()
-        let outcome = state.applyRequests(requests, json: json, texts: texts, firstIndex: firstIndex)
+        let outcome = state.applyRequests(requests, texts: texts, isArray: isArray, firstIndex: firstIndex)
         let end = write(.requests(json: text), outcome)
         return (end, outcome.added, outcome.requestError)
     }

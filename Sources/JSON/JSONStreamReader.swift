@@ -44,6 +44,37 @@ public struct JSONStreamReader {
     /// Nothing but whitespace is left.
     public mutating func atEnd() -> Bool { peek() == nil }
 
+    /// Where the next value starts (after whitespace), as a byte offset in the document.
+    public mutating func valueStart() -> Int {
+        parser.skipWhitespace()
+        return parser.i
+    }
+
+    /// The byte offset just after what was read last.
+    public var offset: Int { parser.i }
+
+    /// The document's bytes in `range`, which hold whole values, as JSON text without the whitespace between tokens
+    /// (strings are copied as they are): what `JSONValue.jsonText` writes for a document that was itself compact.
+    public func compactText(_ range: Range<Int>) -> String {
+        let b = parser.b
+        return String(unsafeUninitializedCapacity: range.count) { out in
+            var n = 0, inString = false, escaped = false
+            for i in range {
+                let c = b[i]
+                if inString {
+                    if escaped { escaped = false } else if c == UInt8(ascii: "\\") { escaped = true } else if c == UInt8(ascii: "\"") { inString = false }
+                } else if c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 {
+                    continue
+                } else if c == UInt8(ascii: "\"") {
+                    inString = true
+                }
+                out[n] = c
+                n += 1
+            }
+            return n
+        }
+    }
+
     /// A member name and its colon, as the raw bytes between the quotes: only a name without escapes (a name with
     /// one is never a known field as written, and the caller reads the document through the tree instead). The
     /// bytes are valid only while the document's buffer is.

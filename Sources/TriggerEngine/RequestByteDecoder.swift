@@ -15,25 +15,38 @@ struct RequestByteDecoder {
 
     /// The requests in `bytes` (an array of request objects, or one), or nil where the tree must read them.
     static func decode(_ bytes: UnsafeRawBufferPointer) -> [NotificationRequest]? {
+        var texts: [String]? = nil
+        return decode(bytes, texts: &texts)?.requests
+    }
+
+    /// `decode`, and when `texts` is not nil, each request's JSON text (its bytes without whitespace) appended to it.
+    static func decode(_ bytes: UnsafeRawBufferPointer, texts: inout [String]?) -> (requests: [NotificationRequest], isArray: Bool)? {
         var d = RequestByteDecoder(reader: JSONStreamReader(bytes))
         var out: [NotificationRequest] = []
-        if d.reader.consume(UInt8(ascii: "[")) {
+        let keep = texts != nil
+        let isArray = d.reader.consume(UInt8(ascii: "["))
+        if isArray {
             // A guess from the size (a small circle request is about 230 bytes): the array grows less often.
             out.reserveCapacity(min(bytes.count / 256, 1 << 20))
+            if keep { texts!.reserveCapacity(min(bytes.count / 256, 1 << 20)) }
             if !d.reader.consume(UInt8(ascii: "]")) {
                 while true {
+                    let start = d.reader.valueStart()
                     guard let request = d.request(depth: 1) else { return nil }
                     out.append(request)
+                    if keep { texts!.append(d.reader.compactText(start..<d.reader.offset)) }
                     guard let more = d.reader.next(orClose: UInt8(ascii: "]")) else { return nil }
                     if !more { break }
                 }
             }
         } else {
+            let start = d.reader.valueStart()
             guard let request = d.request(depth: 0) else { return nil }
             out.append(request)
+            if keep { texts!.append(d.reader.compactText(start..<d.reader.offset)) }
         }
         guard d.reader.atEnd() else { return nil }
-        return out
+        return (out, isArray)
     }
 
     /// The one request object in `bytes`, or nil where the tree must read it.

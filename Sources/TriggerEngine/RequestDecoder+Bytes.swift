@@ -9,6 +9,14 @@ extension RequestDecoder {
         RequestByteDecoder.decode(bytes)
     }
 
+    /// `decodeRequests(bytes:)` with each request's JSON text (its bytes without the whitespace between tokens, as
+    /// the listing and the journal keep it), and whether the document was an array; nil where the tree must read it.
+    public func decodeRequestsWithTexts(bytes: UnsafeRawBufferPointer) -> (requests: [NotificationRequest], texts: [String], isArray: Bool)? {
+        var texts: [String]? = []
+        guard let decoded = RequestByteDecoder.decode(bytes, texts: &texts), let texts else { return nil }
+        return (decoded.requests, texts, decoded.isArray)
+    }
+
     /// `decodeRequests(bytes:)` for an array of bytes.
     public func decodeRequests(bytes: [UInt8]) -> [NotificationRequest]? {
         bytes.withUnsafeBytes { RequestByteDecoder.decode($0) }

@@ -101,4 +101,52 @@ import TriggerEngine
         }
         #expect(try store.listing().requests.isEmpty)
     }
+
+    /// A body read from its bytes (`POST /v1/requests`' path for SPEC §1 JSON, no tree): the same requests, states
+    /// and JSON values in the listing as the tree's path, each text the request's bytes without whitespace, and a
+    /// restart from the journal gives the same listing again.
+    @Test func aBodyReadFromItsBytesEqualsTheTreesPathAndRestartsTheSame() async throws {
+        let texts = Self.requests(2 * EngineHost.requestsPerRecord + 333)
+        let body = "[\n" + texts.map { "  " + $0.replacingOccurrences(of: ",\"", with: ",\n    \"") }.joined(separator: " ,\n") + "\n]\n"
+        let decoded = try #require(Array(body.utf8).withUnsafeBytes { RequestDecoder().decodeRequestsWithTexts(bytes: $0) })
+        #expect(decoded.texts == texts)
+
+        let f = try HostFixture("bytes-body")
+        let log = try FileHostLog(directory: f.journalPath, logger: f.logger)
+        let host = try EngineHost(store: try f.sqliteStore(), log: log, configuration: HostFixture.eventClock, sinks: HostFixture.sinks, logger: f.logger)
+        let results = try await host.add(decoded: decoded.requests, texts: decoded.texts, isArray: decoded.isArray)
+
+        let g = try HostFixture("bytes-body-tree")
+        let reference = try EngineHost(store: try g.store(), log: MemoryHostLog(), configuration: HostFixture.eventClock,
+                                       sinks: HostFixture.sinks, logger: g.logger)
+        let treeResults = try await reference.add(try JSONParser.parse(body))
+        #expect(results.map(\.identifier) == treeResults.map(\.identifier))
+        #expect(results.map(\.result) == treeResults.map(\.result))
+
+        func rows(_ s: any StateStore) throws -> [String: (json: JSONValue, state: String)] {
+            Dictionary(uniqueKeysWithValues: try s.listing().requests.map { ($0.identifier, (json: try JSONParser.parse($0.json), state: "\($0.state)")) })
+        }
+        let bytesRows = try rows(try f.sqliteStore()), treeRows = try rows(try g.store())
+        #expect(bytesRows.count == treeRows.count && bytesRows.count > 4_000)
+        for (id, row) in bytesRows {
+            #expect(row.json == treeRows[id]?.json && row.state == treeRows[id]?.state, "\(id)")
+        }
+
+        await host.drainWrites()
+        log.close()
+        let reopened = try FileHostLog(directory: f.journalPath, logger: f.logger)
+        let restarted = try EngineHost(store: try f.sqliteStore(), log: reopened, configuration: HostFixture.eventClock,
+                                       sinks: HostFixture.sinks, logger: f.logger)
+        #expect(restarted.restored.divergent == 0)
+        let after = try f.sqliteStore().listing().requests
+        #expect(after.count == bytesRows.count)
+        // Each row's text is the request's own bytes without whitespace (the later of two with one identifier).
+        var lastText: [String: String] = [:]
+        for (request, text) in zip(decoded.requests, decoded.texts) { lastText[request.identifier] = text }
+        for r in after {
+            #expect(r.json == lastText[r.identifier], "\(r.identifier)")
+            #expect(try JSONParser.parse(r.json) == bytesRows[r.identifier]?.json)
+        }
+        reopened.close()
+    }
 }

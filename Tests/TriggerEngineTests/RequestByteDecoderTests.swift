@@ -222,4 +222,64 @@ import TriggerEngine
         let bom = Array("\u{FEFF}".utf8) + Array(Self.circle().utf8)
         #expect(.requests(try #require(RequestDecoder().decodeRequests(bytes: bom))) == Self.tree(bom))
     }
+
+    /// The texts the listing and the journal keep for a body read from its bytes: each request's own bytes without
+    /// the whitespace between tokens, the same JSON value as the tree's item, and for a compact document the tree's
+    /// own text.
+    @Test func eachRequestsTextIsItsBytesWithoutWhitespace() throws {
+        var generator = RequestDocumentGenerator(seed: 77, spoil: 0)
+        var compared = 0
+        for _ in 0..<500 {
+            let text = generator.document()
+            let bytes = Array(text.utf8)
+            guard let decoded = bytes.withUnsafeBytes({ RequestDecoder().decodeRequestsWithTexts(bytes: $0) }) else { continue }
+            let json = try JSONParser.parse(bytes)
+            let items = json.arrayValue ?? [json]
+            #expect(decoded.isArray == (json.arrayValue != nil))
+            #expect(decoded.texts.count == items.count && decoded.requests.count == items.count)
+            for (t, item) in zip(decoded.texts, items) {
+                #expect(try JSONParser.parse(t) == item, "\(t)")
+                #expect(Self.whitespaceOutsideStrings(t) == 0, "\(t)")
+                compared += 1
+            }
+        }
+        #expect(compared > 500)
+
+        let pretty = """
+            [
+              { "identifier" : "a b",
+                "content": {"title": "say \\"hi\\" ,  there", "body": "x"},
+                "trigger": {"repeats": true, "region": {"type": "circle", "id": "c 1",
+                            "center": {"latitude": 53.5, "longitude": 9.9}, "radius": 120}}
+              } ,
+              {"identifier":"b","trigger":{"region":{"type":"circle","id":"c2","center":{"latitude":1,"longitude":2},"radius":50}}}
+            ]
+            """
+        let decoded = try #require(Array(pretty.utf8).withUnsafeBytes { RequestDecoder().decodeRequestsWithTexts(bytes: $0) })
+        #expect(decoded.isArray)
+        #expect(decoded.texts == [
+            #"{"identifier":"a b","content":{"title":"say \"hi\" ,  there","body":"x"},"trigger":{"repeats":true,"region":{"type":"circle","id":"c 1","center":{"latitude":53.5,"longitude":9.9},"radius":120}}}"#,
+            #"{"identifier":"b","trigger":{"region":{"type":"circle","id":"c2","center":{"latitude":1,"longitude":2},"radius":50}}}"#,
+        ])
+        // The compact texts are what the tree writes for the same (compact) input.
+        for t in decoded.texts { #expect(try JSONParser.parse(t).jsonText == t) }
+        let one = try #require(Array(" {\"identifier\":\"o\",\"trigger\":{\"region\":{\"type\":\"circle\",\"id\":\"c\",\"center\":{\"latitude\":1,\"longitude\":2},\"radius\":5}}} ".utf8)
+            .withUnsafeBytes { RequestDecoder().decodeRequestsWithTexts(bytes: $0) })
+        #expect(!one.isArray && one.texts.count == 1 && one.texts[0].hasPrefix("{") && one.texts[0].hasSuffix("}"))
+    }
+
+    /// Whitespace bytes between a text's tokens.
+    static func whitespaceOutsideStrings(_ text: String) -> Int {
+        var n = 0, inString = false, escaped = false
+        for c in text.utf8 {
+            if inString {
+                if escaped { escaped = false } else if c == 0x5C { escaped = true } else if c == 0x22 { inString = false }
+            } else if c == 0x22 {
+                inString = true
+            } else if c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 {
+                n += 1
+            }
+        }
+        return n
+    }
 }

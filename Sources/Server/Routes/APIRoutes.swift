@@ -135,16 +135,22 @@ struct APIRoutes: Sendable {
     private func post(_ request: Request) async throws -> Response {
         let options = try Self.geoJSONOptions(request)
         let bytes = try await Self.bodyBytes(request, limit: limit)
-        let json = try Self.parsed(bytes, request)
-        let converted: GeoJSONConversion
-        if let requests = RequestDecoder().decodeRequests(bytes: bytes) {
-            // SPEC §1 JSON: the requests read from the bytes, not from the tree (which the journal's and the
-            // listing's texts are still written from); GeoJSON and every refusal go through the conversion.
-            converted = GeoJSONConversion(json: json, requests: requests, defaults: [])
+        let results: [(identifier: String, result: EngineHost.AddResult)]
+        let defaults: [String]
+        if let decoded = bytes.withUnsafeBytes({ RequestDecoder().decodeRequestsWithTexts(bytes: $0) }) {
+            // SPEC §1 JSON: the requests and their texts read from the bytes, with no tree; GeoJSON and every
+            // refusal go through the tree and the conversion.
+            results = try await Problem.mapping { () async throws(HostError) in
+                try await host.add(decoded: decoded.requests, texts: decoded.texts, isArray: decoded.isArray)
+            }
+            defaults = []
         } else {
+            let json = try Self.parsed(bytes, request)
+            let converted: GeoJSONConversion
             do { converted = try EngineHost.converted(json, geoJSON: options) } catch { throw Problem(error) }
+            results = try await Problem.mapping { () async throws(HostError) in try await host.add(converted: converted) }
+            defaults = converted.defaultsApplied
         }
-        let results = try await Problem.mapping { () async throws(HostError) in try await host.add(converted: converted) }
         var w = JSONWriter()
         w.beginObject()
         w.field("added", results.filter { $0.result == .added }.count)
@@ -152,7 +158,7 @@ struct APIRoutes: Sendable {
         w.key("identifiers"); w.beginArray()
         for r in results { w.string(r.identifier) }
         w.endArray()
-        Self.writeDefaults(converted.defaultsApplied, &w)
+        Self.writeDefaults(defaults, &w)
         w.endObject()
         return Self.json(w.bytes)
     }
