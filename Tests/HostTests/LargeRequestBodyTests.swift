@@ -68,12 +68,7 @@ import TriggerEngine
         #expect(fired == HostFixture.outbox(reference))
 
         // A restart reads the pieces back from the journal, one record each, in order.
-        await host.drainWrites()
-        log.close()
-        let reopened = try FileHostLog(directory: f.journalPath, logger: f.logger)
-        let restarted = try EngineHost(store: try f.sqliteStore(), log: reopened, configuration: HostFixture.eventClock,
-                                       sinks: HostFixture.sinks, logger: f.logger)
-        #expect(restarted.restored.divergent == 0)
+        let (restarted, reopened) = try await Self.restart(host, log, f)
         #expect(try rows(try f.sqliteStore()) == rows(try g.store()))
         #expect(await restarted.feeder.feedPending())
         #expect(HostFixture.outbox(restarted) == fired)
@@ -132,12 +127,7 @@ import TriggerEngine
             #expect(row.json == treeRows[id]?.json && row.state == treeRows[id]?.state, "\(id)")
         }
 
-        await host.drainWrites()
-        log.close()
-        let reopened = try FileHostLog(directory: f.journalPath, logger: f.logger)
-        let restarted = try EngineHost(store: try f.sqliteStore(), log: reopened, configuration: HostFixture.eventClock,
-                                       sinks: HostFixture.sinks, logger: f.logger)
-        #expect(restarted.restored.divergent == 0)
+        let (restarted, reopened) = try await Self.restart(host, log, f)
         let after = try f.sqliteStore().listing().requests
         #expect(after.count == bytesRows.count)
         // Each row's text is the request's own bytes without whitespace (the later of two with one identifier).
@@ -147,6 +137,19 @@ import TriggerEngine
             #expect(r.json == lastText[r.identifier], "\(r.identifier)")
             #expect(try JSONParser.parse(r.json) == bytesRows[r.identifier]?.json)
         }
+        withExtendedLifetime(restarted) {}
         reopened.close()
+    }
+
+    /// The host stopped (its writes drained, its journal closed) and a new one started on the same journal and file,
+    /// which restores with nothing divergent.
+    static func restart(_ host: EngineHost, _ log: FileHostLog, _ f: HostFixture) async throws -> (EngineHost, FileHostLog) {
+        await host.drainWrites()
+        log.close()
+        let reopened = try FileHostLog(directory: f.journalPath, logger: f.logger)
+        let restarted = try EngineHost(store: try f.sqliteStore(), log: reopened, configuration: HostFixture.eventClock,
+                                       sinks: HostFixture.sinks, logger: f.logger)
+        #expect(restarted.restored.divergent == 0)
+        return (restarted, reopened)
     }
 }
