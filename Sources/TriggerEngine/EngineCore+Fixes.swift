@@ -190,9 +190,11 @@ extension EngineCore {
     /// Where a device record holds its pair list (a reference to the list's storage).
     static let pairsField = MemoryLayout<DeviceRecord>.offset(of: \DeviceRecord.pairs)!
 
-    /// Starts loading observer `d`'s record (it spans two cache lines).
+    /// Starts loading observer `d`'s record (it spans two cache lines). `mutating` though it writes nothing: called
+    /// from `process(batch:)`'s closures, a non-mutating method of the core was called on a copy of the whole core,
+    /// every field retained and released, once per fix (a profile of `serve`, which keeps positions: BENCHMARKS §4.2).
     @inline(__always)
-    func prefetchObserver(_ d: Int) {
+    mutating func prefetchObserver(_ d: Int) {
         guard d >= 0, d < observers.count else { return }
         observers.withUnsafeBufferPointer { o in
             let p = UnsafeRawPointer(o.baseAddress! + d)
