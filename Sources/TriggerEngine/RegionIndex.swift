@@ -154,8 +154,10 @@ struct RegionIndex {
     /// if the fix is still in that cell, else the cell table's slot for its new cell, which the query probes
     /// first (the probe's miss was a third of the query's samples with 100k sparse regions).
     /// Returns the cell's key, for the fix's `query` (`knownKey`), or `unknownKey` when it was not worked out.
+    /// `mutating` though it writes nothing: called on the engine core's index from inside `process(batch:)`'s
+    /// closure, a non-mutating call was made on a copy of the whole index, once per fix (BENCHMARKS §4.2).
     @inline(__always)
-    func prefetch(latitude: Double, longitude: Double, cache: CellCache) -> UInt64 {
+    mutating func prefetch(latitude: Double, longitude: Double, cache: CellCache) -> UInt64 {
         // A fix not yet validated: NaN or out of range would trap in the cell arithmetic (the fix is rejected later).
         guard occupiedLevels.count == 1, abs(latitude) <= 90, abs(longitude) <= 180 else {
             prefetch(cache)
