@@ -196,6 +196,8 @@ extension NATSConnection {
         if count > 0, let p = natsMsg_GetData(msg) {
             data.withUnsafeMutableBytes { $0.copyMemory(from: UnsafeRawBufferPointer(start: p, count: count)) }
         }
-        return StoredMessage(sequence: sequence, subject: String(cString: natsMsg_GetSubject(msg)), data: data)
+        var id: UnsafePointer<CChar>?
+        let messageId = natsMsgHeader_Get(msg, "Nats-Msg-Id", &id) == NATS_OK ? id.map { String(cString: $0) } : nil
+        return StoredMessage(sequence: sequence, subject: String(cString: natsMsg_GetSubject(msg)), data: data, messageId: messageId)
     }
 }

@@ -3,4 +3,6 @@ public struct StoredMessage: Sendable, Equatable {
     public var sequence: UInt64
     public var subject: String
     public var data: [UInt8]
+    /// Its `Nats-Msg-Id`, when it was published with one.
+    public var messageId: String? = nil
 }

@@ -21,7 +21,8 @@ import TriggerEngine
         let directory = cluster.directory
         let names = ClusterNames(prefix: "geotrigger")
         let settings = ["--partitions", "6", "--replicas", "3", "--lease-ttl", "3", "--checkpoint-interval", "1", "--clock", "event"]
-        let instances = try (1...3).map { try ServeInstance(name: "i\($0)", journal: cluster.journal, directory: directory, extra: settings) }
+        // At debug, each gateway logs where JetStream said it stored each input message: checked against the streams below.
+        let instances = try (1...3).map { try ServeInstance(name: "i\($0)", journal: cluster.journal, directory: directory, extra: settings, logLevel: "debug") }
         for i in instances { try i.start() }
         for i in instances { try i.waitReady() }
         try await Self.waitUntilOwned(instances, what: "three instances sharing 6 partitions")
@@ -96,10 +97,40 @@ import TriggerEngine
         try await Self.waitUntilOwned(instances, what: "every partition owned after the meta leader's restart")
         report("meta leader restarted", overlap)
 
-        // The single-instance run of the same input.
+        // Every acknowledged fix must be in its partition's input stream. Read first: the owners are compared below
+        // with a replay of what the log holds, so an input missing from the log is the ingest path's failure (or
+        // JetStream's), reported as such, and never taken for the owners'.
+        let reader = try NATSConnection(servers: cluster.servers, name: "test reader")
+        var logRead: InputLogContents?
+        try await Self.eventually("the input streams read") {
+            logRead = try? Self.inputLog(workload, reader: reader, names: names, partitions: 6)
+            return logRead != nil
+        }
+        let log = logRead!
+        // Where each gateway was told its input messages were stored, against what those sequences hold now.
+        let acknowledged = instances.flatMap { Self.acknowledgedInputs(in: $0.log) }
+        let replaced = acknowledged.filter { log.messageIds[$0.partition]?[$0.sequence] != $0.id }
+        print("cluster failover: \(acknowledged.count) input messages acknowledged by JetStream, \(replaced.count) of them no longer at their sequence\(replaced.isEmpty ? "" : ": \(replaced.prefix(5).map { "p\($0.partition)@\($0.sequence) \($0.id) now \(log.messageIds[$0.partition]?[$0.sequence] ?? "nothing")" })")")
+        if log.absent.isEmpty {
+            #expect(replaced.isEmpty)
+        } else if !replaced.isEmpty {
+            // JetStream acknowledged these messages as stored, then lost them: Debian 12's nats-server 2.9.10 after its
+            // stream leader was SIGKILLed (docs/cluster.md). Reported as a known issue, not a pass: the fixes are
+            // printed, and the owners are still held to exactly the log's contents.
+            withKnownIssue("nats-server lost input messages it had acknowledged (its stream leader was killed)", isIntermittent: true) {
+                Issue.record("acknowledged fixes absent from the input streams (partition: [step: fixes]): \(log.absent)")
+            }
+        } else {
+            Issue.record("acknowledged fixes absent from the input streams (partition: [step: fixes]), with no message JetStream acknowledged missing: \(log.absent)")
+        }
+
+        // The single-instance run of what the log holds (the whole workload, unless JetStream lost some).
         let requestsFile = directory.appendingPathComponent("requests.json"), fixesFile = directory.appendingPathComponent("fixes.ndjson")
         try workload.requestsJSON.write(to: requestsFile, atomically: true, encoding: .utf8)
-        try workload.ndjson.write(to: fixesFile, atomically: true, encoding: .utf8)
+        let lines = (0..<workload.steps).flatMap { step in
+            (0..<workload.devices).filter { !log.absentKeys.contains(workload.key(step: step, device: $0)) }.map { workload.line(step: step, device: $0) + "\n" }
+        }
+        try lines.joined().write(to: fixesFile, atomically: true, encoding: .utf8)
         let replay = try BuiltBinary.output(["replay", requestsFile.path, fixesFile.path])
         #expect(replay.status == 0)
         let single = replay.stdout.split(separator: "\n").map(String.init)
@@ -108,24 +139,13 @@ import TriggerEngine
         // Everything evaluated: bound by work, the stream holds as many notifications as the single run (a lost one
         // then shows as an extra one, a stalled partition as the time limit). What the stream holds when the wait
         // gives up is compared all the same, so a failure says which notifications are missing.
-        let reader = try NATSConnection(servers: cluster.servers, name: "test reader")
         var clusterLines: [String] = []
         _ = await TestSupport.eventually(timeout: .seconds(300), every: .milliseconds(500)) {
             guard let stored = Self.wholeStream(reader, names: names) else { return false }
             clusterLines = Self.notificationLines(stored)
             return clusterLines.count >= single.count
         }
-        print("cluster failover: \(clusterLines.count) notifications in the stream, \(single.count) from a single-instance replay")
-
-        // Every acknowledged fix must be in its partition's input stream: a notification lost because its input
-        // never reached the log is the ingest path's failure, not the owners'; this says which.
-        var absentRead: [Int: [Int: Int]]?
-        try await Self.eventually("the input streams read") {
-            absentRead = try? Self.fixesAbsentFromInputLog(workload, reader: reader, names: names, partitions: 6)
-            return absentRead != nil
-        }
-        let absent = absentRead ?? [:]
-        #expect(absent.isEmpty, "acknowledged fixes absent from the input streams (partition: steps): \(absent)")
+        print("cluster failover: \(clusterLines.count) notifications in the stream, \(single.count) from a single-instance replay of the input log")
 
         // Owners that found their input consumer stalled or skipping and started over (printed, not asserted on).
         let stalls = instances.flatMap { i in i.log.split(separator: "\n").filter { $0.contains("its consumer delivered nothing") || $0.contains("consumer skipped") } }
@@ -134,7 +154,7 @@ import TriggerEngine
         let comparison = try NotificationComparison(cluster: clusterLines, single: single)
         let (lost, extra) = (comparison.lost, comparison.extra)
         for i in instances { i.terminate() }
-        if !lost.isEmpty || !extra.isEmpty {
+        if !lost.isEmpty || !extra.isEmpty || !log.absent.isEmpty {
             // What a failure needs to be understood: the instances' and servers' logs, and the ids by partition.
             let keep = FileManager.default.temporaryDirectory.appendingPathComponent("geotrigger-cluster-failure")
             try? FileManager.default.removeItem(at: keep)
@@ -247,26 +267,55 @@ import TriggerEngine
         return stored
     }
 
-    /// The workload's fixes that no message of their partition's input stream holds, as partition → the steps
-    /// missing there (with how many devices each); empty when every acknowledged fix was stored.
-    static func fixesAbsentFromInputLog(_ workload: ClusterWorkload, reader: NATSConnection, names: ClusterNames,
-                                        partitions: Int) throws -> [Int: [Int: Int]] {
+    /// What the partitions' input streams hold: the workload's fixes that no message holds (partition → [step:
+    /// devices], and their keys), and each message's `Nats-Msg-Id` by partition and sequence.
+    struct InputLogContents {
+        var absent: [Int: [Int: Int]] = [:]
+        var absentKeys: Set<String> = []
+        var messageIds: [Int: [UInt64: String]] = [:]
+    }
+
+    static func inputLog(_ workload: ClusterWorkload, reader: NATSConnection, names: ClusterNames, partitions: Int) throws -> InputLogContents {
+        var contents = InputLogContents()
         var stored = Set<String>()
         for p in 0..<partitions {
-            for message in try reader.messages(stream: names.inputStream(p), subject: names.inputSubject(p)) {
+            let last = try reader.lastSequence(stream: names.inputStream(p))
+            let messages = try reader.messages(stream: names.inputStream(p), subject: names.inputSubject(p))
+            // Read whole, or read again.
+            guard messages.map(\.sequence).elementsEqual(1..<last + 1) else {
+                throw ClusterTestFailure(description: "input stream \(p) read \(messages.count) of \(last)")
+            }
+            for message in messages {
+                if let id = message.messageId { contents.messageIds[p, default: [:]][message.sequence] = id }
                 guard case .fixes(let fixes) = try ClusterInput(decoding: message.data, sequence: message.sequence).input else { continue }
                 for f in fixes { stored.insert("\(f.device)@\(f.timestamp.microseconds / 1000)") }
             }
         }
-        var absent: [Int: [Int: Int]] = [:]
         for step in 0..<workload.steps {
-            for d in 0..<workload.devices {
-                let millis = Int64((workload.start * 1000).rounded()) + Int64(step) * 60_000 + Int64(d % 1000)
-                guard !stored.contains("veh-\(d)@\(millis)") else { continue }
-                absent[Partitioning.partition(of: "veh-\(d)", count: partitions), default: [:]][step, default: 0] += 1
+            for d in 0..<workload.devices where !stored.contains(workload.key(step: step, device: d)) {
+                contents.absentKeys.insert(workload.key(step: step, device: d))
+                contents.absent[Partitioning.partition(of: "veh-\(d)", count: partitions), default: [:]][step, default: 0] += 1
             }
         }
-        return absent
+        return contents
+    }
+
+    /// The input messages a gateway's debug log says JetStream acknowledged: partition, sequence and message id, from
+    /// its rounds with nothing missing (`JetStreamInputLog`'s "input messages stored").
+    static func acknowledgedInputs(in log: String) -> [(partition: Int, sequence: UInt64, id: String)] {
+        var out: [(partition: Int, sequence: UInt64, id: String)] = []
+        for line in log.split(separator: "\n") where line.contains("input messages stored") && line.contains("missing=0") {
+            guard let p = line.range(of: "partitions=["), let pe = line[p.upperBound...].firstIndex(of: "]"),
+                  let s = line.range(of: "stored=["), let se = line[s.upperBound...].firstIndex(of: "]") else { continue }
+            let partitions = line[p.upperBound..<pe].split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+            let stored = line[s.upperBound..<se].split(separator: ",").map { $0.trimmingCharacters(in: CharacterSet(charactersIn: " \"")) }
+            guard partitions.count == stored.count else { continue }
+            for (partition, entry) in zip(partitions, stored) {
+                guard let at = entry.lastIndex(of: "@"), let sequence = UInt64(entry[entry.index(after: at)...]) else { continue }
+                out.append((partition, sequence, String(entry[..<at])))
+            }
+        }
+        return out
     }
 
     /// Waits until the instances between them own each of the 6 partitions exactly once, each its share.

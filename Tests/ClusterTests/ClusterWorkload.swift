@@ -43,6 +43,11 @@ struct ClusterWorkload {
         return "[" + items.joined(separator: ",") + "]"
     }
 
+    /// A fix's key as the input log check writes it: `veh-<device>@<epoch milliseconds>`.
+    func key(step: Int, device: Int) -> String {
+        "veh-\(device)@\(Int64((start * 1000).rounded()) + Int64(step) * 60_000 + Int64(device % 1000))"
+    }
+
     func line(step: Int, device: Int) -> String {
         let (lat, lon) = positions[step][device]
         let t = start + Double(step) * 60 + Double(device % 1000) / 1000

@@ -11,12 +11,13 @@ final class ServeInstance: @unchecked Sendable {
     let logFile: URL
     private var process: ServeProcess?
 
-    init(name: String, journal: String, directory: URL, extra: [String] = []) throws {
+    /// - Parameter logLevel: the instance's `--log-level` (else `GEOTRIGGER_TEST_LOG_LEVEL`, else `notice`).
+    init(name: String, journal: String, directory: URL, extra: [String] = [], logLevel: String? = nil) throws {
         self.name = name
         self.directory = directory
         port = try LoopbackPort.free()
         logFile = directory.appendingPathComponent("\(name).log")
-        arguments = ["--journal", journal, "--instance", name, "--listen", "127.0.0.1:\(port)", "--log-level", ProcessInfo.processInfo.environment["GEOTRIGGER_TEST_LOG_LEVEL"] ?? "notice"] + extra
+        arguments = ["--journal", journal, "--instance", name, "--listen", "127.0.0.1:\(port)", "--log-level", logLevel ?? ProcessInfo.processInfo.environment["GEOTRIGGER_TEST_LOG_LEVEL"] ?? "notice"] + extra
     }
 
     var isRunning: Bool { process?.process.isRunning ?? false }
