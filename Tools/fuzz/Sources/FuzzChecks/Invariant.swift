@@ -27,14 +27,15 @@ public func bytes(_ data: UnsafePointer<UInt8>?, _ size: Int) -> [UInt8] {
 }
 
 /// The lines a line-oriented decoder sees: split at `\n`, a trailing `\r` dropped, a leading UTF-8 byte order mark
-/// dropped (as `LineSplitter` does), blank lines (spaces, tabs, `\r`) left out.
-public func nonBlankLines(_ bytes: [UInt8]) -> [ArraySlice<UInt8>] {
+/// dropped (as `LineSplitter` does), blank lines (spaces, tabs, `\r`) left out. `keepingCarriageReturn`: the `\r`
+/// kept, for lines to be given to a decoder alone (which drops it itself).
+public func nonBlankLines(_ bytes: [UInt8], keepingCarriageReturn: Bool = false) -> [ArraySlice<UInt8>] {
     var out: [ArraySlice<UInt8>] = []
     var body = bytes[...]
     if body.starts(with: [0xEF, 0xBB, 0xBF]) { body = body.dropFirst(3) }
     for line in body.split(separator: 10, omittingEmptySubsequences: false) {
         if line.allSatisfy({ $0 == 32 || $0 == 9 || $0 == 13 }) { continue }
-        out.append(line.last == 13 ? line.dropLast() : line)
+        out.append(line.last == 13 && !keepingCarriageReturn ? line.dropLast() : line)
     }
     return out
 }

@@ -26,6 +26,17 @@ public func checkRequest(_ r: NotificationRequest) {
         checkPolygons(set, r.identifier)
     case .beacon:
         break
+    case .proximity(let p):
+        invariant(p.radius.isFinite && p.radius > 0 && p.radius <= 100_000, "\(r.identifier): proximity radius \(p.radius)")
+        invariant(p.maxAge.isFinite && p.maxAge > 0, "\(r.identifier): proximity maxAge \(p.maxAge)")
+        for selector in [p.targets] + (p.subjects.map { [$0] } ?? []) {
+            switch selector {
+            case .devices(let ids):
+                invariant(!ids.isEmpty && !ids.contains(""), "\(r.identifier): proximity devices \(ids)")
+            case .group(let name):
+                invariant(RequestDecoder.isGroupName(name), "\(r.identifier): proximity group \(name)")
+            }
+        }
     }
 }
 

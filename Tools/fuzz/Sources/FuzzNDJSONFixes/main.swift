@@ -14,7 +14,10 @@ func fuzzNDJSONFixes(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     invariant(outcome.fixes.count + outcome.errors.count == lines.count,
               "ndjson: \(outcome.fixes.count) fixes and \(outcome.errors.count) errors from \(lines.count) lines")
     for line in lines { checkFastPathAgreesWithParser(Array(line)) }
-    checkLayoutAgreesWithLinesAlone(outcome, lines)
+    // Each line alone as the stream had it, its carriage return included: the decoder drops one before a newline
+    // and at the end alike, so a line ending in several is read the same both ways (dropping one here first made
+    // the lone line one byte shorter than the stream's, and an error at its end one byte earlier).
+    checkLayoutAgreesWithLinesAlone(outcome, nonBlankLines(input, keepingCarriageReturn: true))
     return 0
 }
 
